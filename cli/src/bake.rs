@@ -1,0 +1,147 @@
+//! `walksurf bake`.
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use walksurf_bake::{BakeConfig, Reporter, UpAxis};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Level mesh: .glb, .gltf or .obj.
+    input: PathBuf,
+    /// Output .wsurf file.
+    #[arg(short, long)]
+    output: PathBuf,
+    #[command(flatten)]
+    ingest: IngestArgs,
+    /// Worker threads (default: one per core). The output is the same for
+    /// any thread count.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress, no summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Options that decide how the input is read (shared with `validate`).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct IngestArgs {
+    /// TOML file with bake settings (keys of BakeConfig: metres_per_unit, up,
+    /// scene, exclude, max_agent_radius_cm, …). Flags override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Input units in metres per unit (default 1: glTF metres).
+    #[arg(long, value_name = "METRES_PER_UNIT")]
+    pub scale: Option<f64>,
+    /// Input up axis (default y: glTF convention).
+    #[arg(long, value_parser = ["y", "z"])]
+    pub up: Option<String>,
+    /// glTF scene index (default: the file's default scene).
+    #[arg(long)]
+    pub scene: Option<usize>,
+    /// Node-name glob to drop from collision (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+impl IngestArgs {
+    /// The config: `base`, then the TOML file, then the flags.
+    pub fn apply(&self, mut config: BakeConfig) -> Result<BakeConfig> {
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            config = toml::from_str(&text).with_context(|| format!("{}: invalid bake config", path.display()))?;
+        }
+        if let Some(s) = self.scale {
+            config.metres_per_unit = s;
+        }
+        if let Some(up) = &self.up {
+            config.up = if up == "z" { UpAxis::Z } else { UpAxis::Y };
+        }
+        if self.scene.is_some() {
+            config.scene = self.scene;
+        }
+        config.exclude.extend(self.exclude.iter().cloned());
+        Ok(config)
+    }
+}
+
+/// indicatif on a terminal; nothing otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Reporter for Progress {
+    fn stage(&self, name: &'static str, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total);
+            bar.set_position(0);
+            bar.set_message(name);
+        }
+    }
+    fn advance(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let mut config = args.ingest.apply(BakeConfig::default())?;
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    let show = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let progress = Progress {
+        bar: show.then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg:>10} [{bar:30}] {pos}/{len} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        }),
+    };
+    let generation = walksurf_bake::next_generation(&args.output);
+    let t = std::time::Instant::now();
+    let out = walksurf_bake::bake_file(&args.input, &config, generation, &progress)?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    write_output(&args.output, &out.bytes)?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let r = &out.report;
+    if args.json {
+        let mut v = serde_json::to_value(r)?;
+        v["input_path"] = args.input.display().to_string().into();
+        v["output_path"] = args.output.display().to_string().into();
+        v["total_ms"] = ms.into();
+        println!("{v}");
+    } else if !args.quiet {
+        println!(
+            "baked {} -> {}: {} tiles, {} patches, {} pieces, {} blockers, {} bytes in {:.0} ms \
+             ({} of {} triangles walkable, {} degenerate dropped, generation {})",
+            args.input.display(),
+            args.output.display(),
+            r.tiles,
+            r.patches,
+            r.pieces,
+            r.blockers,
+            r.bytes,
+            ms,
+            r.walkable_triangles,
+            r.triangles,
+            r.input.degenerate_dropped,
+            r.build_generation,
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    walksurf_bake::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,113 @@
+//! `walksurf query`: JSON lines in, JSON lines out.
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use walksurf::{Agent, DEFAULT_FLOOR_DOWN_CM, FloorMode, FloorOutcome, Surface, SweepOutcome};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A .wsurf file.
+    file: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let surface = Surface::open(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in stdin.lock().lines() {
+        let line = line.context("reading stdin")?;
+        let answer = answer_line(&surface, &line);
+        writeln!(out, "{answer}").context("writing stdout")?;
+    }
+    out.flush().context("writing stdout")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One output line for one input line; never fails.
+pub fn answer_line(surface: &Surface, line: &str) -> Value {
+    match parse_and_run(surface, line) {
+        Ok(v) => v,
+        Err(message) => json!({"result": "error", "message": message}),
+    }
+}
+
+fn vec3(v: &Value, key: &str) -> Result<[f64; 3], String> {
+    let a = v
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or(format!("\"{key}\" must be an array of 3 numbers"))?;
+    match a.as_slice() {
+        [x, y, z] => Ok([num(x, key)?, num(y, key)?, num(z, key)?]),
+        _ => Err(format!("\"{key}\" must be an array of 3 numbers")),
+    }
+}
+
+fn num(v: &Value, key: &str) -> Result<f64, String> {
+    v.as_f64().ok_or(format!("\"{key}\" must be numbers"))
+}
+
+fn opt_num(v: &Value, key: &str, default: f64) -> Result<f64, String> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(x) => num(x, key),
+    }
+}
+
+fn parse_and_run(surface: &Surface, line: &str) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    let agent = Agent {
+        radius_cm: opt_num(&v, "radius", Agent::DEFAULT.radius_cm)?,
+        half_height_cm: opt_num(&v, "half_height", Agent::DEFAULT.half_height_cm)?,
+    };
+    let pos = vec3(&v, "pos")?;
+    match v.get("op").and_then(Value::as_str) {
+        Some("find_floor") => {
+            let down = opt_num(&v, "down", DEFAULT_FLOOR_DOWN_CM)?;
+            let mode = match v.get("mode").and_then(Value::as_str) {
+                None | Some("capsule") => FloorMode::Capsule,
+                Some("line") => FloorMode::LineTrace,
+                Some(m) => return Err(format!("unknown mode \"{m}\" (expected \"line\" or \"capsule\")")),
+            };
+            Ok(floor_json(surface.find_floor(pos, down, agent, mode)))
+        }
+        Some("sweep") => {
+            let d = v
+                .get("delta")
+                .and_then(Value::as_array)
+                .ok_or("\"delta\" must be an array of 2 numbers")?;
+            let delta = match d.as_slice() {
+                [x, y] => [num(x, "delta")?, num(y, "delta")?],
+                _ => return Err("\"delta\" must be an array of 2 numbers".into()),
+            };
+            Ok(sweep_json(surface.sweep_horizontal(pos, delta, agent)))
+        }
+        Some(op) => Err(format!("unknown op \"{op}\" (expected \"find_floor\" or \"sweep\")")),
+        None => Err("missing \"op\"".into()),
+    }
+}
+
+pub fn floor_json(o: FloorOutcome) -> Value {
+    match o {
+        FloorOutcome::Floor(h) => json!({
+            "result": "floor", "floor_dist": h.floor_dist, "location": h.location,
+            "impact_point": h.impact_point, "normal": h.normal, "walkable": h.walkable,
+        }),
+        FloorOutcome::NoFloor => json!({"result": "no_floor"}),
+        FloorOutcome::Fallback(r) => json!({"result": "fallback", "reason": r.as_str()}),
+    }
+}
+
+pub fn sweep_json(o: SweepOutcome) -> Value {
+    match o {
+        SweepOutcome::Clear => json!({"result": "clear"}),
+        SweepOutcome::Hit(h) => json!({
+            "result": "hit", "time": h.time, "distance": h.distance, "location": h.location,
+            "impact_point": h.impact_point, "normal": h.normal,
+        }),
+        SweepOutcome::Fallback(r) => json!({"result": "fallback", "reason": r.as_str()}),
+    }
+}

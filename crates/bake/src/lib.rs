@@ -1,0 +1,266 @@
+//! The walksurf bake pipeline: a level mesh → the bytes of a `.wsurf` file.
+//!
+//! Stages (one module each, in [`stage`]): ingest → classify → tiling (per
+//! tile: coplanar merge, clip to convex pieces, blockers) → layout. Tiles are
+//! independent (tile locality) and baked in parallel with rayon; the output
+//! is byte-identical for any thread count.
+
+pub mod config;
+pub mod error;
+pub mod stage;
+pub mod tolerance;
+
+pub use config::{BakeConfig, UpAxis};
+pub use error::{BakeError, Location};
+pub use stage::ingest::{IngestReport, Mesh};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+use walksurf_format::{BakeParams, FileWriter};
+
+/// Progress and timing sink (Recast's `rcContext`): indicatif in the CLI,
+/// silent in tests.
+pub trait Reporter: Sync {
+    /// A stage starts; `total` units of work (0 if unknown).
+    fn stage(&self, _name: &'static str, _total: u64) {}
+    /// `n` more units are done.
+    fn advance(&self, _n: u64) {}
+}
+
+/// A reporter that reports nothing.
+#[derive(Debug, Default)]
+pub struct Silent;
+impl Reporter for Silent {}
+
+/// What a bake did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BakeReport {
+    pub input: IngestReport,
+    pub triangles: usize,
+    pub vertices: usize,
+    pub walkable_triangles: usize,
+    pub collected_triangles: usize,
+    pub blocking_triangles: usize,
+    pub tiles: usize,
+    pub patches: usize,
+    pub pieces: usize,
+    pub piece_vertices: usize,
+    pub blockers: usize,
+    /// Walkable triangles that could not be represented as a piece and
+    /// became blockers instead (queries over them fall back).
+    pub demoted_triangles: usize,
+    pub max_patch_residual_cm: f64,
+    pub max_piece_z_err_cm: f64,
+    pub bytes: usize,
+    pub build_generation: u64,
+    /// Milliseconds per stage.
+    pub ms: Vec<(String, f64)>,
+}
+
+/// The baked file and its report.
+#[derive(Clone, Debug)]
+pub struct BakeOutput {
+    pub bytes: Vec<u8>,
+    pub report: BakeReport,
+}
+
+/// Reads `input` and bakes it. `build_generation` goes into the header.
+pub fn bake_file(
+    input: &Path,
+    config: &BakeConfig,
+    build_generation: u64,
+    reporter: &dyn Reporter,
+) -> Result<BakeOutput, BakeError> {
+    config.validate().map_err(BakeError::Config)?;
+    reporter.stage("ingest", 0);
+    let t = Instant::now();
+    let (mesh, ingest_report) = stage::ingest::ingest(input, config)?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut out = bake_mesh(&mesh, config, build_generation, reporter)?;
+    out.report.input = ingest_report;
+    out.report.ms.insert(0, ("ingest".into(), ms));
+    Ok(out)
+}
+
+/// Bakes an already ingested mesh.
+pub fn bake_mesh(
+    mesh: &Mesh,
+    config: &BakeConfig,
+    build_generation: u64,
+    reporter: &dyn Reporter,
+) -> Result<BakeOutput, BakeError> {
+    config.validate().map_err(BakeError::Config)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| BakeError::Config(format!("cannot start {} threads: {e}", config.threads)))?;
+    pool.install(|| bake_in_pool(mesh, config, build_generation, reporter))
+}
+
+fn bake_in_pool(
+    mesh: &Mesh,
+    config: &BakeConfig,
+    build_generation: u64,
+    reporter: &dyn Reporter,
+) -> Result<BakeOutput, BakeError> {
+    let mut report = BakeReport {
+        triangles: mesh.triangles.len(),
+        vertices: mesh.vertices.len(),
+        build_generation,
+        ..Default::default()
+    };
+    let mut timer = Instant::now();
+    let mut lap = |name: &str, report: &mut BakeReport| {
+        report.ms.push((name.to_owned(), timer.elapsed().as_secs_f64() * 1e3));
+        timer = Instant::now();
+    };
+
+    reporter.stage("classify", 0);
+    let classes = stage::classify::classify(mesh, config);
+    report.walkable_triangles = classes.count(stage::classify::TriClass::Walkable);
+    report.collected_triangles = classes.count(stage::classify::TriClass::Collected);
+    report.blocking_triangles = classes.count(stage::classify::TriClass::Blocking);
+    lap("classify", &mut report);
+
+    let assigned = stage::tiling::assign_tiles(mesh, &classes, config);
+    lap("assign_tiles", &mut report);
+
+    let params_hash = config.params_hash();
+    reporter.stage("tiles", assigned.len() as u64);
+    let tiles: Vec<_> = assigned
+        .par_iter()
+        .map(|(key, tris)| {
+            let content = stage::tiling::build_tile(mesh, &classes, config, params_hash, *key, tris);
+            let laid = stage::layout::layout_tile(&content);
+            reporter.advance(1);
+            laid.map(|(record, stats)| {
+                (
+                    content.patch_count,
+                    content.max_residual_cm,
+                    content.demoted_triangles,
+                    record,
+                    stats,
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    lap("tiles", &mut report);
+
+    reporter.stage("write", 0);
+    let mut records = Vec::with_capacity(tiles.len());
+    for (patches, residual, demoted, record, stats) in tiles {
+        report.patches += patches as usize;
+        report.max_patch_residual_cm = report.max_patch_residual_cm.max(residual);
+        report.demoted_triangles += demoted;
+        report.pieces += stats.pieces;
+        report.piece_vertices += stats.vertices;
+        report.blockers += stats.blockers;
+        report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(stats.max_z_err_cm);
+        records.push(record);
+    }
+    report.tiles = records.len();
+
+    let input_hash = {
+        let mut bytes = Vec::with_capacity(records.len() * 8);
+        for r in &records {
+            bytes.extend_from_slice(&r.hot.input_hash.get().to_le_bytes());
+        }
+        walksurf_format::hash64(&bytes)
+    };
+    let metadata = serde_json::json!({
+        "tool": concat!("walksurf ", env!("CARGO_PKG_VERSION")),
+        "config": config_for_metadata(config),
+        "triangles": report.triangles,
+        "walkable_triangles": report.walkable_triangles,
+        "tiles": report.tiles,
+        "pieces": report.pieces,
+    });
+    let writer = FileWriter {
+        up_axis: match config.up {
+            UpAxis::Y => walksurf_format::up_axis::Y,
+            UpAxis::Z => walksurf_format::up_axis::Z,
+        },
+        metres_per_unit: config.metres_per_unit as f32,
+        build_generation,
+        input_hash,
+        params_hash,
+        params: bake_params(config),
+        tiles: records,
+        metadata_json: metadata.to_string(),
+    };
+    let bytes = writer.to_bytes();
+    report.bytes = bytes.len();
+    lap("write", &mut report);
+    Ok(BakeOutput { bytes, report })
+}
+
+fn config_for_metadata(config: &BakeConfig) -> BakeConfig {
+    BakeConfig {
+        threads: 0,
+        ..config.clone()
+    }
+}
+
+/// The runtime's view of the parameters.
+pub fn bake_params(config: &BakeConfig) -> BakeParams {
+    BakeParams {
+        max_agent_radius_cm: (config.max_agent_radius_cm as f32).into(),
+        max_agent_half_height_cm: (config.max_agent_half_height_cm as f32).into(),
+        walkable_normal_z: (config.walkable_normal_z as f32).into(),
+        collected_normal_z: (config.collected_normal_z as f32).into(),
+        max_sweep_len_cm: (config.max_sweep_len_cm as f32).into(),
+        tile_halo_cm: (config.tile_halo_cm() as f32).into(),
+        coplanar_angle_deg: (config.coplanar_angle_deg as f32).into(),
+        coplanar_dist_cm: (config.coplanar_dist_cm as f32).into(),
+        excluded_inputs: (config.exclude.len() as u32).into(),
+        reserved: [0.into(); 7],
+    }
+}
+
+/// The build generation a new bake of `output` should carry: one more than
+/// the existing file's, or 1.
+pub fn next_generation(output: &Path) -> u64 {
+    let Ok(bytes) = read_prefix(output, 64) else {
+        return 1;
+    };
+    use walksurf_format::zerocopy::FromBytes;
+    match walksurf_format::Header::read_from_prefix(&bytes) {
+        Ok((h, _)) if h.magic == walksurf_format::MAGIC => h.build_generation.get().saturating_add(1),
+        _ => 1,
+    }
+}
+
+fn read_prefix(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(n);
+    std::fs::File::open(path)?.take(n as u64).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, fsync, rename. On any error the previous file is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,190 @@
+//! Stage 3, coplanar merge: edge-connected walkable triangles whose normals
+//! lie within `coplanar_angle_deg` of the patch's first triangle and whose
+//! vertices lie within `coplanar_dist_cm` of the patch plane become one
+//! patch `z = A·x + B·y + C` (least-squares fit, residual recorded).
+//!
+//! Region growing in triangle order over a sorted edge list: deterministic,
+//! `O(n log n)` in the walkable triangle count.
+
+use crate::config::BakeConfig;
+use crate::stage::classify::{Classes, TriClass};
+use crate::stage::ingest::Mesh;
+
+/// One planar walkable patch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Patch {
+    /// `z = a·x + b·y + c` in world cm.
+    pub plane: [f64; 3],
+    /// Largest |z − plane(x, y)| over the patch's vertices. [Units: cm]
+    pub residual_cm: f64,
+    /// Positions in the input triangle list.
+    pub triangles: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Patches {
+    pub patches: Vec<Patch>,
+    /// Patch of every triangle of the input list, by position in that list
+    /// (`u32::MAX` for non-walkable ones).
+    pub patch_of: Vec<u32>,
+    /// Bit k: edge k → k+1 of that triangle is shared with a triangle of the
+    /// same patch.
+    pub interior: Vec<u8>,
+}
+
+/// Merges the walkable triangles `tris` (indices into `mesh`; a tile's
+/// triangles in canonical order). Patch `triangles` hold positions in `tris`.
+pub fn coplanar_merge(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &BakeConfig) -> Patches {
+    let n = tris.len();
+    let walkable = |t: usize| classes.class[tris[t] as usize] == TriClass::Walkable;
+    let tri = |t: usize| mesh.triangles[tris[t] as usize];
+    let normal = |t: usize| classes.normal[tris[t] as usize];
+
+    // Sorted (edge, triangle) list gives neighbours without hashing.
+    let mut edges: Vec<(u32, u32, u32, u8)> = Vec::new();
+    for t in 0..n {
+        if !walkable(t) {
+            continue;
+        }
+        let tri = tri(t);
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            edges.push((a.min(b), a.max(b), t as u32, k as u8));
+        }
+    }
+    edges.sort_unstable();
+    let groups = edge_groups(&edges);
+    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for g in &groups {
+        for x in g.clone() {
+            for y in g.clone() {
+                if x != y {
+                    neighbours[edges[x].2 as usize].push(edges[y].2);
+                }
+            }
+        }
+    }
+
+    let cos_tol = config.coplanar_angle_deg.to_radians().cos();
+    let mut patch_of = vec![u32::MAX; n];
+    let mut patches = Vec::new();
+    let mut queue = Vec::new();
+    for seed in 0..n {
+        if !walkable(seed) || patch_of[seed] != u32::MAX {
+            continue;
+        }
+        let id = patches.len() as u32;
+        let seed_n = normal(seed);
+        let seed_p = mesh.vertices[tri(seed)[0] as usize];
+        let seed_d = dot(seed_n, seed_p);
+        patch_of[seed] = id;
+        let mut members = vec![seed as u32];
+        queue.clear();
+        queue.push(seed as u32);
+        while let Some(t) = queue.pop() {
+            for &nb in &neighbours[t as usize] {
+                let nbu = nb as usize;
+                if patch_of[nbu] != u32::MAX || !walkable(nbu) {
+                    continue;
+                }
+                if dot(normal(nbu), seed_n) < cos_tol {
+                    continue;
+                }
+                let on_plane = tri(nbu).iter().all(|&v| {
+                    (dot(seed_n, mesh.vertices[v as usize]) - seed_d).abs() / seed_n[2] <= config.coplanar_dist_cm
+                });
+                if !on_plane {
+                    continue;
+                }
+                patch_of[nbu] = id;
+                members.push(nb);
+                queue.push(nb);
+            }
+        }
+        members.sort_unstable();
+        let global: Vec<u32> = members.iter().map(|&m| tris[m as usize]).collect();
+        let (plane, residual_cm) = fit_plane(mesh, &global);
+        patches.push(Patch {
+            plane,
+            residual_cm,
+            triangles: members,
+        });
+    }
+    // Edges shared with another triangle of the same patch are interior.
+    let mut interior = vec![0u8; n];
+    for g in &groups {
+        for x in g.clone() {
+            for y in g.clone() {
+                let (tx, ty) = (edges[x].2 as usize, edges[y].2 as usize);
+                if x != y && patch_of[tx] == patch_of[ty] {
+                    interior[tx] |= 1 << edges[x].3;
+                }
+            }
+        }
+    }
+    Patches {
+        patches,
+        patch_of,
+        interior,
+    }
+}
+
+/// Runs of equal edges in a sorted edge list.
+fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
+    let mut groups = Vec::new();
+    let mut i = 0;
+    while i < edges.len() {
+        let mut j = i + 1;
+        while j < edges.len() && edges[j].0 == edges[i].0 && edges[j].1 == edges[i].1 {
+            j += 1;
+        }
+        if j - i > 1 {
+            groups.push(i..j);
+        }
+        i = j;
+    }
+    groups
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Least-squares `z = a·x + b·y + c` over the triangles' vertices (centred
+/// for conditioning) and the largest |z error|.
+fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
+    let mut verts: Vec<u32> = tris.iter().flat_map(|&t| mesh.triangles[t as usize]).collect();
+    verts.sort_unstable();
+    verts.dedup();
+    let pts: Vec<[f64; 3]> = verts.iter().map(|&v| mesh.vertices[v as usize]).collect();
+    let m = pts.len() as f64;
+    let c = pts
+        .iter()
+        .fold([0.0; 3], |s, p| [s[0] + p[0], s[1] + p[1], s[2] + p[2]])
+        .map(|s| s / m);
+    let (mut sxx, mut sxy, mut syy, mut sxz, mut syz) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for p in &pts {
+        let (x, y, z) = (p[0] - c[0], p[1] - c[1], p[2] - c[2]);
+        sxx += x * x;
+        sxy += x * y;
+        syy += y * y;
+        sxz += x * z;
+        syz += y * z;
+    }
+    let det = sxx * syy - sxy * sxy;
+    let (a, b) = if det.abs() > 1e-12 * (sxx * syy).max(1e-300) {
+        ((sxz * syy - syz * sxy) / det, (syz * sxx - sxz * sxy) / det)
+    } else {
+        // Collinear footprint (cannot happen for a non-degenerate walkable
+        // triangle): fall back to the first triangle's own plane.
+        let t = mesh.triangles[tris[0] as usize].map(|i| mesh.vertices[i as usize]);
+        let n = crate::stage::classify::up_normal(t[0], t[1], t[2]);
+        (-n[0] / n[2], -n[1] / n[2])
+    };
+    let c0 = c[2] - a * c[0] - b * c[1];
+    let residual = pts
+        .iter()
+        .map(|p| (p[2] - (a * p[0] + b * p[1] + c0)).abs())
+        .fold(0.0, f64::max);
+    ([a, b, c0], residual)
+}

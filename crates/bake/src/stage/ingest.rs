@@ -1,0 +1,511 @@
+//! Stage 1, ingest: a glTF/GLB or OBJ file → one welded triangle soup in the
+//! baked frame (Z up, centimetres).
+//!
+//! glTF: the chosen scene's node hierarchy with transforms (a negative
+//! determinant flips winding), TRIANGLES / TRIANGLE_STRIP / TRIANGLE_FAN
+//! primitives, GLB, data-URI and external buffers, u8/u16/u32 or missing
+//! indices. `extras: {"walksurf": {"collision": false}}` on a node or material
+//! drops it; `{"walksurf": {"walkable": false}}` keeps it as blocking only; a
+//! node-name glob in `exclude` drops the node and its children. OBJ through
+//! `tobj`, polygons fan-triangulated.
+//!
+//! Then positions are welded (meshopt vertex remap on exact positions) and
+//! degenerate triangles dropped and counted. Cost: linear in the input.
+
+use crate::config::{BakeConfig, UpAxis};
+use crate::error::{BakeError, Location};
+use crate::tolerance::{DEGENERATE_AREA2_CM2, MAX_COORD_CM};
+use base64::Engine as _;
+use std::path::{Path, PathBuf};
+
+/// The welded triangle soup every later stage reads.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    /// Z up, cm.
+    pub vertices: Vec<[f64; 3]>,
+    pub triangles: Vec<[u32; 3]>,
+    /// `false` where the input said the triangle may not be stood on.
+    pub walkable_allowed: Vec<bool>,
+}
+
+/// What ingest saw, for the bake report.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct IngestReport {
+    pub input_triangles: usize,
+    pub degenerate_dropped: usize,
+    pub non_triangle_primitives: usize,
+    /// Nodes or materials dropped from collision, by name.
+    pub excluded: Vec<String>,
+    pub blocking_only_triangles: usize,
+}
+
+/// Reads `path` (format from its extension) into a [`Mesh`].
+pub fn ingest(path: &Path, config: &BakeConfig) -> Result<(Mesh, IngestReport), BakeError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let bytes = std::fs::read(path).map_err(|source| BakeError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut soup = Soup::new(path, config)?;
+    match ext.as_str() {
+        "gltf" | "glb" => read_gltf(path, &bytes, config, &mut soup)?,
+        "obj" => read_obj(path, &bytes, &mut soup)?,
+        _ => {
+            return Err(BakeError::UnknownFormat {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    soup.finish()
+}
+
+/// Triangles as read, before welding.
+struct Soup {
+    path: PathBuf,
+    up: UpAxis,
+    cm_per_unit: f64,
+    positions: Vec<[f64; 3]>,
+    walkable_allowed: Vec<bool>,
+    report: IngestReport,
+    excluded: Vec<glob::Pattern>,
+}
+
+impl Soup {
+    fn new(path: &Path, config: &BakeConfig) -> Result<Soup, BakeError> {
+        let excluded = config
+            .exclude
+            .iter()
+            .map(|p| glob::Pattern::new(p).map_err(|e| BakeError::Config(format!("exclude pattern \"{p}\": {e}"))))
+            .collect::<Result<_, _>>()?;
+        Ok(Soup {
+            path: path.to_path_buf(),
+            up: config.up,
+            cm_per_unit: config.metres_per_unit * 100.0,
+            positions: Vec::new(),
+            walkable_allowed: Vec::new(),
+            report: IngestReport::default(),
+            excluded,
+        })
+    }
+
+    /// Converts an input position (already transformed) to Z-up cm.
+    fn convert(&self, p: [f64; 3], loc: &dyn Fn() -> Location) -> Result<[f64; 3], BakeError> {
+        let s = self.cm_per_unit;
+        let q = match self.up {
+            UpAxis::Y => [p[0] * s, -p[2] * s, p[1] * s],
+            UpAxis::Z => [p[0] * s, p[1] * s, p[2] * s],
+        };
+        if q.iter().any(|v| !v.is_finite()) {
+            return Err(BakeError::input(&self.path, loc(), "position is NaN or infinite"));
+        }
+        if q.iter().any(|v| v.abs() > MAX_COORD_CM) {
+            return Err(BakeError::input(
+                &self.path,
+                loc(),
+                format!("position {q:?} cm is beyond the format's range of ±{MAX_COORD_CM} cm (check --scale)"),
+            ));
+        }
+        // -0.0 and 0.0 must weld.
+        Ok(q.map(|v| if v == 0.0 { 0.0 } else { v }))
+    }
+
+    fn push(&mut self, tri: [[f64; 3]; 3], walkable: bool) {
+        self.positions.extend_from_slice(&tri);
+        self.walkable_allowed.push(walkable);
+        self.report.input_triangles += 1;
+        if !walkable {
+            self.report.blocking_only_triangles += 1;
+        }
+    }
+
+    fn finish(mut self) -> Result<(Mesh, IngestReport), BakeError> {
+        if self.positions.is_empty() {
+            return Err(BakeError::input(
+                &self.path,
+                Location::File,
+                "no triangles to bake (the scene is empty, excluded, or has only points/lines)",
+            ));
+        }
+        let (unique, remap) = meshopt::generate_vertex_remap(&self.positions, None);
+        let mut vertices = vec![[0.0; 3]; unique];
+        for (i, &r) in remap.iter().enumerate() {
+            vertices[r as usize] = self.positions[i];
+        }
+        let mut triangles = Vec::with_capacity(self.walkable_allowed.len());
+        let mut walkable_allowed = Vec::with_capacity(self.walkable_allowed.len());
+        for (t, &walkable) in self.walkable_allowed.iter().enumerate() {
+            let tri = [remap[3 * t], remap[3 * t + 1], remap[3 * t + 2]];
+            let [a, b, c] = tri.map(|i| vertices[i as usize]);
+            if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || area2(a, b, c) < DEGENERATE_AREA2_CM2 {
+                self.report.degenerate_dropped += 1;
+                continue;
+            }
+            triangles.push(tri);
+            walkable_allowed.push(walkable);
+        }
+        if triangles.is_empty() {
+            return Err(BakeError::input(
+                &self.path,
+                Location::File,
+                "every triangle is degenerate (zero area)",
+            ));
+        }
+        Ok((
+            Mesh {
+                vertices,
+                triangles,
+                walkable_allowed,
+            },
+            self.report,
+        ))
+    }
+}
+
+/// Twice the triangle's area.
+pub fn area2(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt()
+}
+
+// ---------------------------------------------------------------- glTF
+
+/// What a node's or material's `extras.walksurf` says.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Flags {
+    no_collision: bool,
+    blocking_only: bool,
+}
+
+fn flags_of(extras: &gltf::json::Extras) -> Flags {
+    let Some(raw) = extras else {
+        return Flags::default();
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+        return Flags::default();
+    };
+    let ws = &value["walksurf"];
+    Flags {
+        no_collision: ws["collision"] == serde_json::Value::Bool(false),
+        blocking_only: ws["walkable"] == serde_json::Value::Bool(false),
+    }
+}
+
+type Mat4 = [[f64; 4]; 4];
+
+fn mat_mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    // Column-major: (a·b)[c][r] = Σk a[k][r]·b[c][k].
+    let mut m = [[0.0; 4]; 4];
+    for (c, col) in m.iter_mut().enumerate() {
+        for (r, v) in col.iter_mut().enumerate() {
+            *v = (0..4).map(|k| a[k][r] * b[c][k]).sum();
+        }
+    }
+    m
+}
+
+fn transform(m: &Mat4, p: [f32; 3]) -> [f64; 3] {
+    let p = p.map(f64::from);
+    let mut q = [0.0; 3];
+    for (r, v) in q.iter_mut().enumerate() {
+        *v = m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r];
+    }
+    q
+}
+
+fn det3(m: &Mat4) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[2][1] * m[1][2]) - m[1][0] * (m[0][1] * m[2][2] - m[2][1] * m[0][2])
+        + m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2])
+}
+
+fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) -> Result<(), BakeError> {
+    let file_err = |m: String| BakeError::input(path, Location::File, m);
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| file_err(format!("invalid glTF: {e}")))?;
+    let buffers = load_buffers(path, &gltf)?;
+
+    let scene = match config.scene {
+        Some(n) => gltf.scenes().nth(n).ok_or_else(|| {
+            file_err(format!(
+                "scene {n} does not exist (the file has {} scenes)",
+                gltf.scenes().len()
+            ))
+        })?,
+        None => gltf
+            .default_scene()
+            .or_else(|| gltf.scenes().next())
+            .ok_or_else(|| file_err("the file has no scene".into()))?,
+    };
+
+    let identity: Mat4 = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    // Explicit stack: hostile files can nest deeply.
+    let mut stack: Vec<(gltf::Node, Mat4, Flags, usize)> =
+        scene.nodes().map(|n| (n, identity, Flags::default(), 0)).collect();
+    stack.reverse();
+    while let Some((node, parent, parent_flags, depth)) = stack.pop() {
+        if depth > 256 {
+            return Err(file_err("node hierarchy deeper than 256 (a cycle?)".into()));
+        }
+        let local = node.transform().matrix().map(|c| c.map(f64::from));
+        let world = mat_mul(&parent, &local);
+        let name = node
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("#{}", node.index()));
+        let own = flags_of(node.extras());
+        let mut flags = Flags {
+            no_collision: parent_flags.no_collision || own.no_collision,
+            blocking_only: parent_flags.blocking_only || own.blocking_only,
+        };
+        if soup.excluded.iter().any(|p| p.matches(&name)) {
+            flags.no_collision = true;
+        }
+        if flags.no_collision && !parent_flags.no_collision {
+            soup.report.excluded.push(format!("node \"{name}\""));
+        }
+        if let (false, Some(mesh)) = (flags.no_collision, node.mesh()) {
+            for prim in mesh.primitives() {
+                read_primitive(path, &name, &prim, &world, flags, &buffers, soup)?;
+            }
+        }
+        let mut children: Vec<_> = node.children().map(|c| (c, world, flags, depth + 1)).collect();
+        children.reverse();
+        stack.extend(children);
+    }
+    Ok(())
+}
+
+fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeError> {
+    let mut out = Vec::new();
+    for buffer in gltf.buffers() {
+        let loc = || Location::Buffer { index: buffer.index() };
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => gltf
+                .blob
+                .clone()
+                .ok_or_else(|| BakeError::input(path, loc(), "GLB has no BIN chunk"))?,
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let payload = uri
+                    .split_once(";base64,")
+                    .map(|(_, p)| p)
+                    .ok_or_else(|| BakeError::input(path, loc(), "data URI is not base64"))?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload)
+                    .map_err(|e| BakeError::input(path, loc(), format!("bad base64 data URI: {e}")))?
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+                std::fs::read(&file).map_err(|e| {
+                    BakeError::input(path, loc(), format!("cannot read buffer file {}: {e}", file.display()))
+                })?
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(BakeError::input(
+                path,
+                loc(),
+                format!("buffer holds {} bytes but declares {}", data.len(), buffer.length()),
+            ));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+fn read_primitive(
+    path: &Path,
+    node: &str,
+    prim: &gltf::Primitive,
+    world: &Mat4,
+    node_flags: Flags,
+    buffers: &[Vec<u8>],
+    soup: &mut Soup,
+) -> Result<(), BakeError> {
+    use gltf::mesh::Mode;
+    let loc = || Location::Primitive {
+        node: node.to_owned(),
+        primitive: prim.index(),
+    };
+    let mat = flags_of(prim.material().extras());
+    if mat.no_collision {
+        let name = prim.material().name().unwrap_or("unnamed").to_owned();
+        soup.report
+            .excluded
+            .push(format!("material \"{name}\" on node \"{node}\""));
+        return Ok(());
+    }
+    let walkable = !(node_flags.blocking_only || mat.blocking_only);
+    let mode = prim.mode();
+    if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
+        soup.report.non_triangle_primitives += 1;
+        return Ok(());
+    }
+    for acc in std::iter::once(prim.get(&gltf::Semantic::Positions))
+        .flatten()
+        .chain(prim.indices())
+    {
+        if acc.sparse().is_some() {
+            return Err(BakeError::input(path, loc(), "sparse accessors are not supported"));
+        }
+        let Some(view) = acc.view() else {
+            return Err(BakeError::input(path, loc(), "accessor has no buffer view"));
+        };
+        let stride = view.stride().unwrap_or(acc.size());
+        let need = if acc.count() == 0 {
+            0
+        } else {
+            acc.offset() + stride * (acc.count() - 1) + acc.size()
+        };
+        let buf_len = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+        if view.offset() + view.length() > buf_len || need > view.length() {
+            return Err(BakeError::input(
+                path,
+                loc(),
+                format!("accessor {} reaches past the end of its buffer", acc.index()),
+            ));
+        }
+    }
+    let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+    let positions: Vec<[f32; 3]> = reader
+        .read_positions()
+        .ok_or_else(|| BakeError::input(path, loc(), "missing or unreadable POSITION accessor"))?
+        .collect();
+    let indices: Vec<u32> = match reader.read_indices() {
+        Some(idx) => idx.into_u32().collect(),
+        None => (0..positions.len() as u32).collect(),
+    };
+    if let Some(bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
+        return Err(BakeError::input(
+            path,
+            loc(),
+            format!("index {bad} out of range ({} vertices)", positions.len()),
+        ));
+    }
+    let mut world_pos = Vec::with_capacity(positions.len());
+    for p in &positions {
+        world_pos.push(soup.convert(transform(world, *p), &loc)?);
+    }
+    let flip = det3(world) < 0.0;
+    let mut emit = |a: u32, b: u32, c: u32| {
+        let (a, b, c) = (world_pos[a as usize], world_pos[b as usize], world_pos[c as usize]);
+        soup.push(if flip { [a, c, b] } else { [a, b, c] }, walkable);
+    };
+    match mode {
+        Mode::Triangles => indices.chunks_exact(3).for_each(|t| emit(t[0], t[1], t[2])),
+        Mode::TriangleStrip => {
+            for i in 0..indices.len().saturating_sub(2) {
+                let (a, b, c) = (indices[i], indices[i + 1], indices[i + 2]);
+                if i % 2 == 0 { emit(a, b, c) } else { emit(b, a, c) }
+            }
+        }
+        _ => {
+            for i in 1..indices.len().saturating_sub(1) {
+                emit(indices[0], indices[i], indices[i + 1]);
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- OBJ
+
+fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError> {
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ..Default::default()
+    };
+    let mut reader = std::io::BufReader::new(bytes);
+    let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| {
+        // Materials never change collision; a missing .mtl is fine.
+        Ok(Default::default())
+    })
+    .map_err(|e| {
+        let location = locate_obj_error(bytes).unwrap_or(Location::File);
+        BakeError::input(path, location, format!("invalid OBJ: {e}"))
+    })?;
+    for model in &models {
+        let m = &model.mesh;
+        let loc = || Location::Primitive {
+            node: model.name.clone(),
+            primitive: 0,
+        };
+        let nverts = m.positions.len() / 3;
+        let mut pos = Vec::with_capacity(nverts);
+        for (i, p) in m.positions.chunks_exact(3).enumerate() {
+            let line_loc = || obj_vertex_line(bytes, i).unwrap_or_else(loc);
+            pos.push(soup.convert([p[0], p[1], p[2]], &line_loc)?);
+        }
+        for t in m.indices.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| pos.get(i as usize).copied());
+            match (a, b, c) {
+                (Some(a), Some(b), Some(c)) => soup.push([a, b, c], true),
+                _ => {
+                    return Err(BakeError::input(
+                        path,
+                        locate_obj_error(bytes).unwrap_or_else(loc),
+                        "face index out of range",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The line of the first face that refers to a vertex that does not exist
+/// (or does not parse), for error messages: tobj does not report lines.
+fn locate_obj_error(bytes: &[u8]) -> Option<Location> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut verts: i64 = 0;
+    for (n, line) in text.lines().enumerate() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                verts += 1;
+                if it.take(3).filter(|t| t.parse::<f64>().is_ok()).count() < 3 {
+                    return Some(Location::Line { line: n + 1 });
+                }
+            }
+            Some("f") => {
+                let mut corners = 0;
+                for tok in it {
+                    corners += 1;
+                    let first = tok.split('/').next().unwrap_or("");
+                    match first.parse::<i64>() {
+                        Ok(i) if (i > 0 && i <= verts) || (i < 0 && -i <= verts) => {}
+                        _ => return Some(Location::Line { line: n + 1 }),
+                    }
+                }
+                if corners < 3 {
+                    return Some(Location::Line { line: n + 1 });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The line of the `index`-th `v` statement.
+fn obj_vertex_line(bytes: &[u8], index: usize) -> Option<Location> {
+    let text = String::from_utf8_lossy(bytes);
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("v "))
+        .nth(index)
+        .map(|(n, _)| Location::Line { line: n + 1 })
+}

@@ -1,0 +1,261 @@
+//! Stage 9, layout: a tile's pieces and blockers → its hot record and blob
+//! (4-ary quantised BVHs, piece records, blocker records).
+//!
+//! BVH: top-down, each line splits its items in four by sorting centroids
+//! along the longest axis twice (median splits); boxes rounded outward. A
+//! child line always comes after its parent, so a reader can bound any walk.
+//! Cost: `O(n log² n)` per tile.
+
+use crate::error::BakeError;
+use crate::stage::tiling::TileContent;
+use crate::tolerance::PLANE_EVAL_SLACK_CM;
+use walksurf_format::zerocopy::{self, IntoBytes};
+use walksurf_format::{
+    BVH_EMPTY, Blocker, BvhLine, BvhNode, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed, align_up,
+    from_fixed, to_fixed,
+};
+
+/// A box to put in a BVH and the leaf value it stands for.
+#[derive(Clone, Copy, Debug)]
+pub struct BvhItem {
+    /// Tile-relative cm (z relative to the tile's z origin).
+    pub lo: [f64; 3],
+    pub hi: [f64; 3],
+    pub leaf: u32,
+}
+
+/// Summary numbers of one laid-out tile.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct TileStats {
+    pub pieces: usize,
+    pub vertices: usize,
+    pub blockers: usize,
+    pub bytes: usize,
+    /// Largest piece z error bound. [Units: cm]
+    pub max_z_err_cm: f64,
+}
+
+/// Lays out one tile.
+pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), BakeError> {
+    let err = |m: &str| BakeError::Tile {
+        tile_x: tile.tile_x,
+        tile_y: tile.tile_y,
+        message: m.to_owned(),
+    };
+    // Z origin and quantisation.
+    let mut z_lo = f64::INFINITY;
+    let mut z_hi = f64::NEG_INFINITY;
+    for p in &tile.pieces {
+        for v in &p.vertices {
+            let z = p.plane[0] * from_fixed(v[0]) + p.plane[1] * from_fixed(v[1]) + p.plane[2];
+            z_lo = z_lo.min(z);
+            z_hi = z_hi.max(z);
+        }
+    }
+    for b in &tile.blockers {
+        for v in &b.vertices {
+            z_lo = z_lo.min(v[2]);
+            z_hi = z_hi.max(v[2]);
+        }
+    }
+    if !z_lo.is_finite() {
+        (z_lo, z_hi) = (0.0, 0.0);
+    }
+    let z_origin = (z_lo - 1.0).floor();
+    if z_origin < i32::MIN as f64 || z_hi > i32::MAX as f64 {
+        return Err(err("heights beyond the format's range"));
+    }
+    let mut z_quant = 1.0 / 64.0;
+    while (z_hi + 2.0 - z_origin) / z_quant > 65_000.0 {
+        z_quant *= 2.0;
+    }
+    let quant = TileQuant {
+        z_origin_cm: z_origin,
+        z_quant_cm: z_quant,
+    };
+
+    // Piece records.
+    let mut pieces_bytes = Vec::new();
+    let mut items = Vec::with_capacity(tile.pieces.len());
+    let mut stats = TileStats::default();
+    if tile.patch_count > u16::MAX as u32 {
+        return Err(err("more than 65535 patches in one tile"));
+    }
+    for p in &tile.pieces {
+        let c_rel = p.plane[2] - z_origin;
+        let (a32, b32, c32) = (p.plane[0] as f32, p.plane[1] as f32, c_rel as f32);
+        let mut z_err: f64 = 0.0;
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for v in &p.vertices {
+            let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
+            let stored = a32 as f64 * x + b32 as f64 * y + c32 as f64;
+            let exact = p.plane[0] * x + p.plane[1] * y + c_rel;
+            z_err = z_err.max((stored - exact).abs());
+            for (k, val) in [x, y, exact].into_iter().enumerate() {
+                lo[k] = lo[k].min(val);
+                hi[k] = hi[k].max(val);
+            }
+        }
+        let z_err = z_err + PLANE_EVAL_SLACK_CM;
+        lo[2] -= z_err;
+        hi[2] += z_err;
+        stats.max_z_err_cm = stats.max_z_err_cm.max(z_err);
+        let word = (pieces_bytes.len() / 4) as u32;
+        items.push(BvhItem { lo, hi, leaf: word });
+        let header = PieceHeader {
+            patch: (p.patch as u16).into(),
+            vertex_count: (p.vertices.len() as u16).into(),
+            plane_a: a32.into(),
+            plane_b: b32.into(),
+            plane_c: c32.into(),
+            z_err_cm: (z_err as f32).into(),
+            interior_edges: p.interior_edges.into(),
+        };
+        pieces_bytes.extend_from_slice(header.as_bytes());
+        for v in &p.vertices {
+            pieces_bytes.extend_from_slice(
+                VertexFixed {
+                    x: v[0].into(),
+                    y: v[1].into(),
+                }
+                .as_bytes(),
+            );
+        }
+        stats.vertices += p.vertices.len();
+    }
+    let piece_bvh = build_bvh(&mut items, &quant);
+
+    // Blockers.
+    let origin = [
+        tile.tile_x as f64 * walksurf_format::TILE_SIZE_CM,
+        tile.tile_y as f64 * walksurf_format::TILE_SIZE_CM,
+    ];
+    let mut blockers = Vec::with_capacity(tile.blockers.len());
+    let mut bitems = Vec::with_capacity(tile.blockers.len());
+    for (i, b) in tile.blockers.iter().enumerate() {
+        let rel = b
+            .vertices
+            .map(|v| [v[0] - origin[0], v[1] - origin[1], v[2] - z_origin]);
+        let lo = [0, 1, 2].map(|k| rel[0][k].min(rel[1][k]).min(rel[2][k]));
+        let hi = [0, 1, 2].map(|k| rel[0][k].max(rel[1][k]).max(rel[2][k]));
+        let z_min = (lo[2] * walksurf_format::VERTEX_STEPS_PER_CM).floor() as i32;
+        let z_max = (hi[2] * walksurf_format::VERTEX_STEPS_PER_CM).ceil() as i32;
+        blockers.push(Blocker {
+            xy: rel.map(|v| [to_fixed(v[0]).into(), to_fixed(v[1]).into()]),
+            z_min: z_min.into(),
+            z_max: z_max.into(),
+        });
+        bitems.push(BvhItem { lo, hi, leaf: i as u32 });
+    }
+    let blocker_bvh = build_bvh(&mut bitems, &quant);
+
+    let mut blob = Vec::new();
+    blob.extend_from_slice(piece_bvh.as_bytes());
+    blob.extend_from_slice(&pieces_bytes);
+    blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
+    blob.extend_from_slice(blocker_bvh.as_bytes());
+    blob.extend_from_slice(blockers.as_bytes());
+
+    let hot = TileHot {
+        tile_x: tile.tile_x.into(),
+        tile_y: tile.tile_y.into(),
+        z_origin_cm: (z_origin as i32).into(),
+        z_quant_cm: (z_quant as f32).into(),
+        blob_offset: 0.into(),
+        blob_len: (blob.len() as u32).into(),
+        piece_lines: (piece_bvh.len() as u32).into(),
+        piece_count: (tile.pieces.len() as u32).into(),
+        pieces_len: (pieces_bytes.len() as u32).into(),
+        blocker_lines: (blocker_bvh.len() as u32).into(),
+        blocker_count: (blockers.len() as u32).into(),
+        input_hash: tile.input_hash.into(),
+        patch_count: tile.patch_count.into(),
+        flags: 0.into(),
+    };
+    if blob.len() > u32::MAX as usize {
+        return Err(err("tile data larger than 4 GiB"));
+    }
+    stats.pieces = tile.pieces.len();
+    stats.blockers = blockers.len();
+    stats.bytes = blob.len() + size_of::<TileHot>();
+    Ok((TileRecordInput { hot, blob }, stats))
+}
+
+/// Builds a 4-ary BVH; line 0 is the root. Empty input → no lines.
+pub fn build_bvh(items: &mut [BvhItem], quant: &TileQuant) -> Vec<BvhLine> {
+    let mut lines = Vec::new();
+    if !items.is_empty() {
+        build_line(items, quant, &mut lines);
+    }
+    lines
+}
+
+const EMPTY_NODE: BvhNode = BvhNode {
+    min: [zerocopy::little_endian::U16::ZERO; 3],
+    max: [zerocopy::little_endian::U16::ZERO; 3],
+    child: zerocopy::little_endian::I32::new(BVH_EMPTY),
+};
+
+fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>) -> usize {
+    let me = lines.len();
+    lines.push(BvhLine { nodes: [EMPTY_NODE; 4] });
+    let groups: Vec<&mut [BvhItem]> = if items.len() <= 4 {
+        items.chunks_mut(1).collect()
+    } else {
+        let (a, b) = split_half(items);
+        let (a1, a2) = split_half(a);
+        let (b1, b2) = split_half(b);
+        vec![a1, a2, b1, b2]
+    };
+    let mut nodes = [EMPTY_NODE; 4];
+    for (slot, group) in groups.into_iter().enumerate() {
+        let (lo, hi) = bounds(group);
+        let (x0, x1) = TileQuant::xy_bounds(lo[0], hi[0]);
+        let (y0, y1) = TileQuant::xy_bounds(lo[1], hi[1]);
+        let (z0, z1) = quant.z_bounds(lo[2], hi[2]);
+        let child = if group.len() == 1 {
+            !(group[0].leaf as i32)
+        } else {
+            build_line(group, quant, lines) as i32
+        };
+        nodes[slot] = BvhNode {
+            min: [x0.into(), y0.into(), z0.into()],
+            max: [x1.into(), y1.into(), z1.into()],
+            child: child.into(),
+        };
+    }
+    lines[me].nodes = nodes;
+    me
+}
+
+fn bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for it in items {
+        for k in 0..3 {
+            lo[k] = lo[k].min(it.lo[k]);
+            hi[k] = hi[k].max(it.hi[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// Sorts by centroid along the longest centroid axis and splits at the median.
+fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
+    let centre = |it: &BvhItem, k: usize| it.lo[k] + it.hi[k];
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for it in items.iter() {
+        for k in 0..3 {
+            lo[k] = lo[k].min(centre(it, k));
+            hi[k] = hi[k].max(centre(it, k));
+        }
+    }
+    let axis = (0..3)
+        .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])))
+        .unwrap_or(0);
+    items.sort_by(|a, b| centre(a, axis).total_cmp(&centre(b, axis)).then(a.leaf.cmp(&b.leaf)));
+    let mid = items.len().div_ceil(2);
+    items.split_at_mut(mid)
+}

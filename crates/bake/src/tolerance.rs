@@ -1,0 +1,14 @@
+//! Named tolerances of the bake, in one place.
+
+/// Extra halo beyond the largest agent radius.
+pub const HALO_SLACK_CM: f64 = 8.0;
+/// A triangle whose doubled area is below this is degenerate. [Units: cm²]
+pub const DEGENERATE_AREA2_CM2: f64 = 1e-6;
+/// Coordinates beyond this magnitude are refused. [Units: cm]
+pub const MAX_COORD_CM: f64 = 1.0e8;
+/// A vertex dropped to keep a quantised piece convex may lie at most this far
+/// from the new edge; otherwise the triangle becomes a blocker. [Units: cm]
+pub const MAX_CONVEXITY_FIX_CM: f64 = 0.002;
+/// Slack added to a piece's z error bound for the runtime's own f64
+/// evaluation of the stored f32 plane. [Units: cm]
+pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;

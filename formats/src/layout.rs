@@ -1,0 +1,329 @@
+//! Byte layouts and the constants that fix them.
+
+use zerocopy::little_endian::{F32, I32, U16, U32, U64};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// First four bytes of every walksurf file.
+pub const MAGIC: [u8; 4] = *b"WSRF";
+/// Major format version: a reader refuses any other major version.
+pub const FORMAT_MAJOR: u16 = 1;
+/// Minor format version: additions a version-1 reader may ignore.
+pub const FORMAT_MINOR: u16 = 0;
+/// Layout version of the precision data. A file whose precision layout is
+/// unknown still opens; queries that need a precision bound fall back.
+pub const PRECISION_LAYOUT_VERSION: u16 = 1;
+/// Every section starts on this boundary (one cache line).
+pub const SECTION_ALIGN: usize = 64;
+
+/// Tile edge length (32 m).
+pub const TILE_SIZE_CM: f64 = 3200.0;
+/// Grid cell edge length.
+pub const CELL_SIZE_CM: f64 = 20.0;
+/// Vertex fixed point: coordinates are stored as `i32` in units of
+/// 1/`VERTEX_STEPS_PER_CM` cm relative to the tile origin.
+pub const VERTEX_STEPS_PER_CM: f64 = 1024.0;
+/// BVH boxes quantise X and Y to 1/`BVH_XY_STEPS_PER_CM` cm...
+pub const BVH_XY_STEPS_PER_CM: f64 = 16.0;
+/// ...relative to the tile origin minus this margin, so a `u16` spans
+/// `[-BVH_XY_MARGIN_CM, TILE_SIZE_CM + BVH_XY_MARGIN_CM)`.
+pub const BVH_XY_MARGIN_CM: f64 = 448.0;
+/// Largest halo a bake may use (a tile's boxes must be able to express it).
+pub const MAX_TILE_HALO_CM: f64 = BVH_XY_MARGIN_CM;
+/// `child` value of an unused BVH slot.
+pub const BVH_EMPTY: i32 = i32::MIN;
+/// Tile index entry of a grid position without a tile.
+pub const NO_TILE: u32 = u32::MAX;
+/// Most vertices a convex piece may have.
+pub const MAX_PIECE_VERTICES: usize = 32;
+
+/// Section kinds.
+pub mod section {
+    /// [`super::BakeParams`].
+    pub const BAKE_PARAMS: u32 = 1;
+    /// [`super::TileIndexHeader`] followed by one `u32` per grid position.
+    pub const TILE_INDEX: u32 = 2;
+    /// [`super::TileHot`] records.
+    pub const TILE_HOT: u32 = 3;
+    /// Concatenated tile blobs.
+    pub const TILE_DATA: u32 = 4;
+    /// UTF-8 JSON describing the bake (informative only).
+    pub const METADATA: u32 = 5;
+}
+
+/// Coordinate conversion recorded in the header: the input's up axis.
+pub mod up_axis {
+    pub const Y: u8 = 1;
+    pub const Z: u8 = 2;
+}
+
+/// The 64-byte file header.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Header {
+    pub magic: [u8; 4],
+    pub format_major: U16,
+    pub format_minor: U16,
+    pub precision_layout: U16,
+    pub flags: U16,
+    pub section_count: U16,
+    /// [`up_axis`] of the input.
+    pub up_axis: u8,
+    pub reserved0: u8,
+    pub tile_size_cm: F32,
+    pub cell_size_cm: F32,
+    pub vertex_steps_per_cm: U32,
+    /// Input units: metres per unit (the input was scaled by 100× this).
+    pub metres_per_unit: F32,
+    /// Increases on every bake; a runtime cache of another generation is stale.
+    pub build_generation: U64,
+    /// Hash of the triangles the bake read.
+    pub input_hash: U64,
+    /// Hash of the bake parameters.
+    pub params_hash: U64,
+    /// Low 32 bits of `hash64` of the section table.
+    pub section_table_checksum: U32,
+    /// Low 32 bits of `hash64` of the first 60 header bytes.
+    pub header_checksum: U32,
+}
+const _: () = assert!(size_of::<Header>() == 64);
+
+/// One entry of the section table, which follows the header.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct SectionEntry {
+    pub kind: U32,
+    pub version: U32,
+    /// From the start of the file; a multiple of [`SECTION_ALIGN`].
+    pub offset: U64,
+    pub length: U64,
+    /// `hash64` of the section's bytes.
+    pub checksum: U64,
+}
+const _: () = assert!(size_of::<SectionEntry>() == 32);
+
+/// The parameters the bake ran with, as the runtime needs them.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct BakeParams {
+    /// Largest agent radius the data supports.
+    pub max_agent_radius_cm: F32,
+    /// Largest agent half-height the data supports.
+    pub max_agent_half_height_cm: F32,
+    /// A surface is walkable when its normal's z is at least this.
+    pub walkable_normal_z: F32,
+    /// Surfaces with |n.z| below this are blocking (walls).
+    pub collected_normal_z: F32,
+    /// Longest horizontal sweep the data supports.
+    pub max_sweep_len_cm: F32,
+    /// Every tile holds the geometry within this distance of its square.
+    pub tile_halo_cm: F32,
+    pub coplanar_angle_deg: F32,
+    pub coplanar_dist_cm: F32,
+    /// Number of input nodes/primitives excluded from collision.
+    pub excluded_inputs: U32,
+    pub reserved: [U32; 7],
+}
+const _: () = assert!(size_of::<BakeParams>() == 64);
+
+/// Start of the tile index section: a dense grid of tile slots.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct TileIndexHeader {
+    pub min_tile_x: I32,
+    pub min_tile_y: I32,
+    pub tiles_x: U32,
+    pub tiles_y: U32,
+}
+const _: () = assert!(size_of::<TileIndexHeader>() == 16);
+
+/// The 64-byte hot record of one tile: everything a query needs to reach the
+/// tile's data in one cache line.
+///
+/// The tile's blob (inside the tile data section, 64-byte aligned) is laid out
+/// as: piece BVH lines, piece records (`pieces_len` bytes), padding to 64,
+/// blocker BVH lines, blocker records.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct TileHot {
+    pub tile_x: I32,
+    pub tile_y: I32,
+    /// Z origin of the tile (whole cm): plane and BVH z are relative to it.
+    pub z_origin_cm: I32,
+    /// BVH z quantisation step (cm per `u16` step).
+    pub z_quant_cm: F32,
+    /// Offset of the blob from the start of the tile data section.
+    pub blob_offset: U64,
+    pub blob_len: U32,
+    pub piece_lines: U32,
+    pub piece_count: U32,
+    pub pieces_len: U32,
+    pub blocker_lines: U32,
+    pub blocker_count: U32,
+    /// Hash of everything this tile's bytes were derived from.
+    pub input_hash: U64,
+    pub patch_count: U32,
+    pub flags: U32,
+}
+const _: () = assert!(size_of::<TileHot>() == 64);
+
+/// A quantised box plus a child: four of these are one 64-byte BVH line.
+///
+/// `child >= 0`: index of the child line (always greater than the parent's).
+/// `child == BVH_EMPTY`: unused slot. Otherwise a leaf with item `!child`
+/// (pieces: offset of the record in 4-byte words; blockers: index).
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct BvhNode {
+    pub min: [U16; 3],
+    pub max: [U16; 3],
+    pub child: I32,
+}
+const _: () = assert!(size_of::<BvhNode>() == 16);
+
+/// Four sibling nodes: one cache line.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct BvhLine {
+    pub nodes: [BvhNode; 4],
+}
+const _: () = assert!(size_of::<BvhLine>() == 64);
+
+/// Header of a convex piece record, followed by `vertex_count`
+/// [`VertexFixed`] in counter-clockwise order.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct PieceHeader {
+    /// Patch of the piece (index among the tile's patches).
+    pub patch: U16,
+    pub vertex_count: U16,
+    /// Plane `z = a·x + b·y + c`, x/y/z in cm relative to the tile origin
+    /// (`tile_x·TILE_SIZE_CM`, `tile_y·TILE_SIZE_CM`, `z_origin_cm`).
+    pub plane_a: F32,
+    pub plane_b: F32,
+    pub plane_c: F32,
+    /// Bound on |plane z − true surface z| inside the piece.
+    pub z_err_cm: F32,
+    /// Bit i set: edge i (vertex i → i+1) is shared with another piece of the
+    /// same surface, not a boundary of the walkable area.
+    pub interior_edges: U32,
+}
+const _: () = assert!(size_of::<PieceHeader>() == 24);
+
+/// A piece vertex in fixed point relative to the tile origin.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct VertexFixed {
+    pub x: I32,
+    pub y: I32,
+}
+const _: () = assert!(size_of::<VertexFixed>() == 8);
+
+/// A triangle that is not part of any piece (a wall, a steep face, a
+/// non-walkable surface): its XY footprint and Z band, rounded outward.
+/// Coordinates in vertex fixed point relative to the tile origin.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Blocker {
+    pub xy: [[I32; 2]; 3],
+    pub z_min: I32,
+    pub z_max: I32,
+}
+const _: () = assert!(size_of::<Blocker>() == 32);
+
+/// Rounds `offset` up to the section alignment.
+pub const fn align_up(offset: usize, align: usize) -> usize {
+    offset.div_ceil(align) * align
+}
+
+/// Byte offsets of a tile blob's regions, derived from its hot record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlobLayout {
+    pub piece_bvh: core::ops::Range<usize>,
+    pub pieces: core::ops::Range<usize>,
+    pub blocker_bvh: core::ops::Range<usize>,
+    pub blockers: core::ops::Range<usize>,
+}
+
+impl BlobLayout {
+    /// The regions for these counts, or `None` on arithmetic overflow.
+    pub fn new(piece_lines: u32, pieces_len: u32, blocker_lines: u32, blocker_count: u32) -> Option<BlobLayout> {
+        let piece_bvh_end = (piece_lines as usize).checked_mul(size_of::<BvhLine>())?;
+        let pieces_end = piece_bvh_end.checked_add(pieces_len as usize)?;
+        let blocker_bvh_start = align_up(pieces_end, SECTION_ALIGN);
+        let blocker_bvh_end =
+            blocker_bvh_start.checked_add((blocker_lines as usize).checked_mul(size_of::<BvhLine>())?)?;
+        let blockers_end = blocker_bvh_end.checked_add((blocker_count as usize).checked_mul(size_of::<Blocker>())?)?;
+        Some(BlobLayout {
+            piece_bvh: 0..piece_bvh_end,
+            pieces: piece_bvh_end..pieces_end,
+            blocker_bvh: blocker_bvh_start..blocker_bvh_end,
+            blockers: blocker_bvh_end..blockers_end,
+        })
+    }
+
+    /// Total bytes of the blob.
+    pub fn len(&self) -> usize {
+        self.blockers.end
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Quantisation of one tile: converts between cm (relative to the tile
+/// origin) and the fixed-point forms stored in the file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TileQuant {
+    pub z_origin_cm: f64,
+    pub z_quant_cm: f64,
+}
+
+impl TileQuant {
+    /// Outward-rounded `u16` box bounds for an X or Y interval.
+    pub fn xy_bounds(lo_cm: f64, hi_cm: f64) -> (u16, u16) {
+        let lo = ((lo_cm + BVH_XY_MARGIN_CM) * BVH_XY_STEPS_PER_CM).floor();
+        let hi = ((hi_cm + BVH_XY_MARGIN_CM) * BVH_XY_STEPS_PER_CM).ceil();
+        (clamp_u16(lo), clamp_u16(hi))
+    }
+
+    /// Outward-rounded `u16` box bounds for a Z interval (cm relative to the
+    /// tile's z origin).
+    pub fn z_bounds(&self, lo_cm: f64, hi_cm: f64) -> (u16, u16) {
+        let lo = (lo_cm / self.z_quant_cm).floor();
+        let hi = (hi_cm / self.z_quant_cm).ceil();
+        (clamp_u16(lo), clamp_u16(hi))
+    }
+
+    /// The `u16` X/Y value whose box edge lies at or below `cm` (for
+    /// quantising a query interval: use `floor` for mins and `ceil` for maxes).
+    pub fn xy_query(cm: f64) -> f64 {
+        (cm + BVH_XY_MARGIN_CM) * BVH_XY_STEPS_PER_CM
+    }
+
+    /// Query-side z in `u16` steps (unrounded).
+    pub fn z_query(&self, cm: f64) -> f64 {
+        cm / self.z_quant_cm
+    }
+}
+
+fn clamp_u16(v: f64) -> u16 {
+    if v.is_nan() || v <= 0.0 {
+        0
+    } else if v >= u16::MAX as f64 {
+        u16::MAX
+    } else {
+        v as u16
+    }
+}
+
+/// Converts cm relative to the tile origin to vertex fixed point (nearest).
+pub fn to_fixed(cm: f64) -> i32 {
+    let v = (cm * VERTEX_STEPS_PER_CM).round();
+    v.clamp(i32::MIN as f64, i32::MAX as f64) as i32
+}
+
+/// Converts vertex fixed point back to cm relative to the tile origin.
+pub fn from_fixed(v: i32) -> f64 {
+    v as f64 / VERTEX_STEPS_PER_CM
+}

@@ -1,0 +1,342 @@
+//! The bounds-checked reader. `FileView::parse` validates the header, the
+//! section table, the tile index and every tile's regions; afterwards every
+//! slice a query takes is one that validation proved in bounds.
+
+use crate::hash64;
+use crate::layout::*;
+use core::ops::Range;
+use zerocopy::FromBytes;
+
+/// Why a file was refused. Each variant carries a short static reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    #[error("not a walksurf file (bad magic)")]
+    BadMagic,
+    #[error("file is truncated: {0}")]
+    Truncated(&'static str),
+    #[error("unsupported format version {found}.x (this reader supports {supported}.x)")]
+    UnsupportedVersion { found: u16, supported: u16 },
+    #[error("header checksum mismatch (the header is corrupt)")]
+    HeaderChecksum,
+    #[error("section table checksum mismatch (the section table is corrupt)")]
+    SectionTableChecksum,
+    #[error("checksum mismatch in section of kind {kind}")]
+    SectionChecksum { kind: u32 },
+    #[error("invalid file: {0}")]
+    Invalid(&'static str),
+}
+
+/// Where everything is, as validated by [`FileView::parse`]. Plain ranges, so
+/// an owner of the bytes can keep it next to them.
+#[derive(Clone, Debug)]
+pub struct FileLayout {
+    pub header: Header,
+    pub params: BakeParams,
+    pub index_header: TileIndexHeader,
+    pub index: Range<usize>,
+    pub hot: Range<usize>,
+    pub data: Range<usize>,
+    pub metadata: Option<Range<usize>>,
+    /// Every section: kind, byte range, checksum.
+    pub sections: Vec<(u32, Range<usize>, u64)>,
+    /// The precision layout of the file is one this reader knows.
+    pub precision_known: bool,
+}
+
+/// A validated view of a file's bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct FileView<'a> {
+    pub bytes: &'a [u8],
+    pub header: &'a Header,
+    pub params: &'a BakeParams,
+    pub index_header: &'a TileIndexHeader,
+    index: &'a [u8],
+    pub hot: &'a [TileHot],
+    data: &'a [u8],
+}
+
+/// One tile's regions.
+#[derive(Clone, Copy, Debug)]
+pub struct TileView<'a> {
+    pub hot: &'a TileHot,
+    pub piece_bvh: &'a [BvhLine],
+    pub pieces: &'a [u8],
+    pub blocker_bvh: &'a [BvhLine],
+    pub blockers: &'a [Blocker],
+}
+
+fn range_of(offset: u64, length: u64, file_len: usize) -> Option<Range<usize>> {
+    let start = usize::try_from(offset).ok()?;
+    let end = start.checked_add(usize::try_from(length).ok()?)?;
+    (end <= file_len).then_some(start..end)
+}
+
+impl<'a> FileView<'a> {
+    /// Validates `bytes` and returns the layout. Reads the header, section
+    /// table, parameters, tile index and hot records; no tile data.
+    pub fn parse(bytes: &'a [u8]) -> Result<FileLayout, FormatError> {
+        let (header, _) = Header::read_from_prefix(bytes).map_err(|_| FormatError::Truncated("header"))?;
+        if header.magic != MAGIC {
+            return Err(FormatError::BadMagic);
+        }
+        if header.format_major.get() != FORMAT_MAJOR {
+            return Err(FormatError::UnsupportedVersion {
+                found: header.format_major.get(),
+                supported: FORMAT_MAJOR,
+            });
+        }
+        if hash64(&bytes[..60]) as u32 != header.header_checksum.get() {
+            return Err(FormatError::HeaderChecksum);
+        }
+        if header.tile_size_cm.get() as f64 != TILE_SIZE_CM
+            || header.vertex_steps_per_cm.get() as f64 != VERTEX_STEPS_PER_CM
+        {
+            return Err(FormatError::Invalid("unsupported tile size or quantisation"));
+        }
+
+        let count = header.section_count.get() as usize;
+        let table_range = range_of(
+            size_of::<Header>() as u64,
+            (count * size_of::<SectionEntry>()) as u64,
+            bytes.len(),
+        )
+        .ok_or(FormatError::Truncated("section table"))?;
+        let table_bytes = &bytes[table_range];
+        if hash64(table_bytes) as u32 != header.section_table_checksum.get() {
+            return Err(FormatError::SectionTableChecksum);
+        }
+        let table =
+            <[SectionEntry]>::ref_from_bytes(table_bytes).map_err(|_| FormatError::Invalid("section table size"))?;
+
+        let mut sections = Vec::with_capacity(count);
+        let mut find: [Option<Range<usize>>; 6] = Default::default();
+        for e in table {
+            let range = range_of(e.offset.get(), e.length.get(), bytes.len())
+                .ok_or(FormatError::Truncated("section extends past the end of the file"))?;
+            if !range.start.is_multiple_of(SECTION_ALIGN) {
+                return Err(FormatError::Invalid("section offset is not 64-byte aligned"));
+            }
+            let kind = e.kind.get();
+            if let Some(slot) = find.get_mut(kind as usize) {
+                if slot.is_some() {
+                    return Err(FormatError::Invalid("duplicate section"));
+                }
+                if e.version.get() != 1 {
+                    return Err(FormatError::Invalid("unsupported section version"));
+                }
+                *slot = Some(range.clone());
+            }
+            sections.push((kind, range, e.checksum.get()));
+        }
+        let need = |kind: u32, what: &'static str| find[kind as usize].clone().ok_or(FormatError::Invalid(what));
+        let params_range = need(section::BAKE_PARAMS, "missing bake parameters section")?;
+        let index = need(section::TILE_INDEX, "missing tile index section")?;
+        let hot = need(section::TILE_HOT, "missing tile hot section")?;
+        let data = need(section::TILE_DATA, "missing tile data section")?;
+        let metadata = find[section::METADATA as usize].clone();
+
+        let params = BakeParams::read_from_bytes(&bytes[params_range])
+            .map_err(|_| FormatError::Invalid("bake parameters size"))?;
+        let params_ok = [
+            params.max_agent_radius_cm.get(),
+            params.max_agent_half_height_cm.get(),
+            params.walkable_normal_z.get(),
+            params.max_sweep_len_cm.get(),
+        ]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0)
+            && params.tile_halo_cm.get().is_finite()
+            && (params.tile_halo_cm.get() as f64) <= MAX_TILE_HALO_CM;
+        if !params_ok {
+            return Err(FormatError::Invalid("bake parameters out of range"));
+        }
+
+        let (index_header, slots) = TileIndexHeader::read_from_prefix(&bytes[index.clone()])
+            .map_err(|_| FormatError::Truncated("tile index"))?;
+        let hot_records = <[TileHot]>::ref_from_bytes(&bytes[hot.clone()])
+            .map_err(|_| FormatError::Invalid("tile hot section size"))?;
+        let slot_count = (index_header.tiles_x.get() as usize)
+            .checked_mul(index_header.tiles_y.get() as usize)
+            .ok_or(FormatError::Invalid("tile index size"))?;
+        if slots.len()
+            != slot_count
+                .checked_mul(4)
+                .ok_or(FormatError::Invalid("tile index size"))?
+        {
+            return Err(FormatError::Invalid("tile index size"));
+        }
+        let (min_x, min_y) = (index_header.min_tile_x.get(), index_header.min_tile_y.get());
+        let mut seen = vec![false; hot_records.len()];
+        for (i, slot) in slots.chunks_exact(4).enumerate() {
+            let v = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
+            if v == NO_TILE {
+                continue;
+            }
+            let hot = hot_records
+                .get(v as usize)
+                .ok_or(FormatError::Invalid("tile index entry out of range"))?;
+            let tiles_x = index_header.tiles_x.get() as usize;
+            let gx = i64::from(min_x) + (i % tiles_x) as i64;
+            let gy = i64::from(min_y) + (i / tiles_x) as i64;
+            if i64::from(hot.tile_x.get()) != gx || i64::from(hot.tile_y.get()) != gy {
+                return Err(FormatError::Invalid("tile record does not match its index slot"));
+            }
+            if std::mem::replace(&mut seen[v as usize], true) {
+                return Err(FormatError::Invalid("tile record indexed twice"));
+            }
+        }
+        let data_len = data.len();
+        for hot in hot_records {
+            check_tile(hot, data_len)?;
+        }
+
+        Ok(FileLayout {
+            header,
+            params,
+            index_header,
+            index: index.start + size_of::<TileIndexHeader>()..index.end,
+            hot,
+            data,
+            metadata,
+            sections,
+            precision_known: header.precision_layout.get() == PRECISION_LAYOUT_VERSION,
+        })
+    }
+
+    /// Checks every section's checksum.
+    pub fn verify_checksums(bytes: &[u8], layout: &FileLayout) -> Result<(), FormatError> {
+        for (kind, range, sum) in &layout.sections {
+            let b = bytes.get(range.clone()).ok_or(FormatError::Truncated("section"))?;
+            if hash64(b) != *sum {
+                return Err(FormatError::SectionChecksum { kind: *kind });
+            }
+        }
+        Ok(())
+    }
+
+    /// A view of `bytes` through a layout that [`FileView::parse`] returned
+    /// for these same bytes. `None` if the bytes do not fit the layout.
+    pub fn new(bytes: &'a [u8], layout: &FileLayout) -> Option<FileView<'a>> {
+        let header = Header::ref_from_prefix(bytes).ok()?.0;
+        let params_range = layout.sections.iter().find(|s| s.0 == section::BAKE_PARAMS)?.1.clone();
+        let params = BakeParams::ref_from_bytes(bytes.get(params_range)?).ok()?;
+        let index_header = TileIndexHeader::ref_from_bytes(
+            bytes.get(layout.index.start - size_of::<TileIndexHeader>()..layout.index.start)?,
+        )
+        .ok()?;
+        Some(FileView {
+            bytes,
+            header,
+            params,
+            index_header,
+            index: bytes.get(layout.index.clone())?,
+            hot: <[TileHot]>::ref_from_bytes(bytes.get(layout.hot.clone())?).ok()?,
+            data: bytes.get(layout.data.clone())?,
+        })
+    }
+
+    /// The hot record of tile `(tx, ty)`, if the file has that tile.
+    #[inline]
+    pub fn tile_hot(&self, tx: i32, ty: i32) -> Option<&'a TileHot> {
+        let gx = i64::from(tx) - i64::from(self.index_header.min_tile_x.get());
+        let gy = i64::from(ty) - i64::from(self.index_header.min_tile_y.get());
+        let (w, h) = (
+            i64::from(self.index_header.tiles_x.get()),
+            i64::from(self.index_header.tiles_y.get()),
+        );
+        if gx < 0 || gy < 0 || gx >= w || gy >= h {
+            return None;
+        }
+        let at = ((gy * w + gx) * 4) as usize;
+        let slot = self.index.get(at..at + 4)?;
+        let v = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
+        self.hot.get(v as usize)
+    }
+
+    /// The regions of one tile. `None` only if the hot record did not come
+    /// from this file.
+    #[inline]
+    pub fn tile(&self, hot: &'a TileHot) -> Option<TileView<'a>> {
+        let layout = BlobLayout::new(
+            hot.piece_lines.get(),
+            hot.pieces_len.get(),
+            hot.blocker_lines.get(),
+            hot.blocker_count.get(),
+        )?;
+        let start = usize::try_from(hot.blob_offset.get()).ok()?;
+        let blob = self.data.get(start..start.checked_add(layout.len())?)?;
+        Some(TileView {
+            hot,
+            piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
+            pieces: blob.get(layout.pieces)?,
+            blocker_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.blocker_bvh)?).ok()?,
+            blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
+        })
+    }
+
+    /// The metadata JSON, if present and UTF-8.
+    pub fn metadata(&self, layout: &FileLayout) -> Option<&'a str> {
+        let r = layout.metadata.clone()?;
+        core::str::from_utf8(self.bytes.get(r)?).ok()
+    }
+}
+
+fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
+    let layout = BlobLayout::new(
+        hot.piece_lines.get(),
+        hot.pieces_len.get(),
+        hot.blocker_lines.get(),
+        hot.blocker_count.get(),
+    )
+    .ok_or(FormatError::Invalid("tile region sizes overflow"))?;
+    let blob = range_of(hot.blob_offset.get(), hot.blob_len.get() as u64, data_len)
+        .ok_or(FormatError::Invalid("tile blob outside the tile data section"))?;
+    if !blob.start.is_multiple_of(SECTION_ALIGN) {
+        return Err(FormatError::Invalid("tile blob is not 64-byte aligned"));
+    }
+    if layout.len() > blob.len() {
+        return Err(FormatError::Invalid("tile regions exceed the tile blob"));
+    }
+    let zq = hot.z_quant_cm.get();
+    if !(zq.is_finite() && zq > 0.0) {
+        return Err(FormatError::Invalid("tile z quantisation"));
+    }
+    if !hot.pieces_len.get().is_multiple_of(4) {
+        return Err(FormatError::Invalid("piece region is not 4-byte aligned"));
+    }
+    Ok(())
+}
+
+impl<'a> TileView<'a> {
+    /// The piece whose record starts at 4-byte word `word` of the piece region.
+    #[inline]
+    pub fn piece(&self, word: u32) -> Option<(&'a PieceHeader, &'a [VertexFixed])> {
+        let at = (word as usize).checked_mul(4)?;
+        let rest = self.pieces.get(at..)?;
+        let (header, rest) = PieceHeader::ref_from_prefix(rest).ok()?;
+        let n = header.vertex_count.get() as usize;
+        if n > MAX_PIECE_VERTICES {
+            return None;
+        }
+        let (verts, _) = <[VertexFixed]>::ref_from_prefix_with_elems(rest, n).ok()?;
+        Some((header, verts))
+    }
+
+    /// The tile origin in world cm.
+    pub fn origin_cm(&self) -> [f64; 3] {
+        [
+            self.hot.tile_x.get() as f64 * TILE_SIZE_CM,
+            self.hot.tile_y.get() as f64 * TILE_SIZE_CM,
+            self.hot.z_origin_cm.get() as f64,
+        ]
+    }
+
+    /// The tile's quantisation.
+    pub fn quant(&self) -> TileQuant {
+        TileQuant {
+            z_origin_cm: self.hot.z_origin_cm.get() as f64,
+            z_quant_cm: self.hot.z_quant_cm.get() as f64,
+        }
+    }
+}
