@@ -445,9 +445,10 @@ fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError>
         };
         let nverts = m.positions.len() / 3;
         let mut pos = Vec::with_capacity(nverts);
-        for (i, p) in m.positions.chunks_exact(3).enumerate() {
-            let line_loc = || obj_vertex_line(bytes, i).unwrap_or_else(loc);
-            pos.push(soup.convert([p[0], p[1], p[2]], &line_loc)?);
+        for p in m.positions.chunks_exact(3) {
+            let p = [p[0], p[1], p[2]];
+            let line_loc = || obj_vertex_line(bytes, p).unwrap_or_else(loc);
+            pos.push(soup.convert(p, &line_loc)?);
         }
         for t in m.indices.chunks_exact(3) {
             let [a, b, c] = [t[0], t[1], t[2]].map(|i| pos.get(i as usize).copied());
@@ -500,12 +501,18 @@ fn locate_obj_error(bytes: &[u8]) -> Option<Location> {
     None
 }
 
-/// The line of the `index`-th `v` statement.
-fn obj_vertex_line(bytes: &[u8], index: usize) -> Option<Location> {
+/// The line of the first `v` statement whose coordinates are `p` (NaN
+/// matching NaN). Not found by index: tobj renumbers each model's vertices in
+/// order of first use.
+fn obj_vertex_line(bytes: &[u8], p: [f64; 3]) -> Option<Location> {
+    let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
     let text = String::from_utf8_lossy(bytes);
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim_start().starts_with("v "))
-        .nth(index)
-        .map(|(n, _)| Location::Line { line: n + 1 })
+    text.lines().enumerate().find_map(|(n, line)| {
+        let mut it = line.split_whitespace();
+        if it.next() != Some("v") {
+            return None;
+        }
+        let q: Vec<f64> = it.take(3).map(|t| t.parse().ok()).collect::<Option<_>>()?;
+        (q.len() == 3 && (0..3).all(|k| same(q[k], p[k]))).then_some(Location::Line { line: n + 1 })
+    })
 }
