@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use walksurf_bake::{BakeConfig, Reporter, UpAxis};
+use walksurf_bake::{BakeConfig, BakeError, Reporter, UpAxis};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -108,10 +108,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let generation = walksurf_bake::next_generation(&args.output);
     let t = std::time::Instant::now();
-    let out = walksurf_bake::bake_file(&args.input, &config, generation, &progress)?;
+    let baked = walksurf_bake::bake_file(&args.input, &config, generation, &progress);
+    // Cleared on error too, so that the error stays the only line on stderr.
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
+    let out = baked.map_err(|e| match e {
+        // The errors that do not already name the input.
+        BakeError::Config(_) | BakeError::Tile { .. } => {
+            anyhow::Error::new(e).context(format!("baking {}", args.input.display()))
+        }
+        e => e.into(),
+    })?;
     write_output(&args.output, &out.bytes)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let r = &out.report;

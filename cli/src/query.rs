@@ -18,10 +18,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for line in stdin.lock().lines() {
-        let line = line.context("reading stdin")?;
-        let answer = answer_line(&surface, &line);
+    // Our own BufReader, to see when the next read would block.
+    let mut input = std::io::BufReader::new(stdin.lock());
+    let mut buf = Vec::new();
+    // Byte lines, not `lines()`: a line that is not UTF-8 gets an error line
+    // like any other malformed line instead of ending the stream.
+    while input.read_until(b'\n', &mut buf).context("reading stdin")? > 0 {
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let answer = match std::str::from_utf8(line) {
+            Ok(line) => answer_line(&surface, line),
+            Err(e) => json!({"result": "error", "message": format!("invalid UTF-8: {e}")}),
+        };
         writeln!(out, "{answer}").context("writing stdout")?;
+        buf.clear();
+        // Answer everything read so far before waiting for more input, so a
+        // caller that writes one line and waits for its answer is served.
+        if input.buffer().is_empty() {
+            out.flush().context("writing stdout")?;
+        }
     }
     out.flush().context("writing stdout")?;
     Ok(ExitCode::SUCCESS)
