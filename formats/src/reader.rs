@@ -102,6 +102,7 @@ impl<'a> FileView<'a> {
             bytes.len(),
         )
         .ok_or(FormatError::Truncated("section table"))?;
+        let table_end = table_range.end;
         let table_bytes = &bytes[table_range];
         if hash64(table_bytes) as u32 != header.section_table_checksum.get() {
             return Err(FormatError::SectionTableChecksum);
@@ -118,7 +119,8 @@ impl<'a> FileView<'a> {
                 return Err(FormatError::Invalid("section offset is not 64-byte aligned"));
             }
             let kind = e.kind.get();
-            if let Some(slot) = find.get_mut(kind as usize) {
+            // Kind 0 is no defined kind: skipped like every unknown kind.
+            if let Some(slot) = find.get_mut(kind as usize).filter(|_| kind != 0) {
                 if slot.is_some() {
                     return Err(FormatError::Invalid("duplicate section"));
                 }
@@ -135,6 +137,20 @@ impl<'a> FileView<'a> {
         let hot = need(section::TILE_HOT, "missing tile hot section")?;
         let data = need(section::TILE_DATA, "missing tile data section")?;
         let metadata = find[section::METADATA as usize].clone();
+        // The writer pads the file to 64 bytes after its last section: any
+        // other length is a truncated (or appended-to) file.
+        let sections_end = sections
+            .iter()
+            .map(|s: &(u32, Range<usize>, u64)| s.1.end)
+            .max()
+            .unwrap_or(0);
+        let expected_len = align_up(sections_end.max(table_end), SECTION_ALIGN);
+        if bytes.len() < expected_len {
+            return Err(FormatError::Truncated("file ends inside its last 64-byte line"));
+        }
+        if bytes.len() > expected_len {
+            return Err(FormatError::Invalid("bytes after the last section"));
+        }
 
         let params = BakeParams::read_from_bytes(&bytes[params_range])
             .map_err(|_| FormatError::Invalid("bake parameters size"))?;

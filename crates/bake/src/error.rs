@@ -47,6 +47,8 @@ pub enum BakeError {
     Config(String),
     #[error("{path}: unsupported input format (expected .gltf, .glb or .obj)")]
     UnknownFormat { path: PathBuf },
+    #[error("level too large: {0}")]
+    TooLarge(String),
     #[error("tile ({tile_x}, {tile_y}): {message}")]
     Tile { tile_x: i32, tile_y: i32, message: String },
 }

@@ -161,6 +161,7 @@ fn bake_in_pool(
         records.push(record);
     }
     report.tiles = records.len();
+    check_tile_span(&records)?;
 
     let input_hash = {
         let mut bytes = Vec::with_capacity(records.len() * 8);
@@ -194,6 +195,32 @@ fn bake_in_pool(
     report.bytes = bytes.len();
     lap("write", &mut report);
     Ok(BakeOutput { bytes, report })
+}
+
+/// Most slots the dense tile index may have (64 MiB of index).
+const MAX_TILE_SLOTS: u64 = 1 << 24;
+
+fn check_tile_span(records: &[walksurf_format::TileRecordInput]) -> Result<(), BakeError> {
+    let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
+    for r in records {
+        let t = [r.hot.tile_x.get() as i64, r.hot.tile_y.get() as i64];
+        for k in 0..2 {
+            lo[k] = lo[k].min(t[k]);
+            hi[k] = hi[k].max(t[k]);
+        }
+    }
+    if records.is_empty() {
+        return Ok(());
+    }
+    let slots = (hi[0] - lo[0] + 1) as u64 * (hi[1] - lo[1] + 1) as u64;
+    if slots > MAX_TILE_SLOTS {
+        return Err(BakeError::TooLarge(format!(
+            "the geometry spans {} × {} tiles of 32 m; the dense tile index allows {MAX_TILE_SLOTS} (check --scale)",
+            hi[0] - lo[0] + 1,
+            hi[1] - lo[1] + 1
+        )));
+    }
+    Ok(())
 }
 
 fn config_for_metadata(config: &BakeConfig) -> BakeConfig {

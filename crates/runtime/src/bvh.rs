@@ -86,3 +86,256 @@ pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bo
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use walksurf_bake::stage::layout::{BvhItem, build_bvh};
+    use walksurf_format::{BVH_XY_STEPS_PER_CM, BvhNode, TileQuant};
+
+    /// An item box: tile-relative cm, x/y in [-400, 3600], z in [0, 5000]
+    /// (degenerate boxes included: a vertical wall has zero width).
+    fn item_box() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
+        let axis = |lo: f64, hi: f64, max_len: f64| {
+            (lo..=hi, prop_oneof![Just(0.0), 0.0..=max_len]).prop_map(move |(a, len)| (a, (a + len).min(hi)))
+        };
+        (
+            axis(-400.0, 3600.0, 800.0),
+            axis(-400.0, 3600.0, 800.0),
+            axis(0.0, 5000.0, 600.0),
+        )
+            .prop_map(|(x, y, z)| ([x.0, y.0, z.0], [x.1, y.1, z.1]))
+    }
+
+    /// A query box inside what the quantisation can express without clamping
+    /// (x/y from −448 cm, z from 0; 5000 cm fits `u16` for steps ≥ 1/8 cm).
+    fn query_box() -> impl Strategy<Value = ([f64; 3], [f64; 3])> {
+        let axis = |lo: f64, hi: f64, max_len: f64| {
+            (lo..=hi, prop_oneof![Just(0.0), 0.0..=max_len]).prop_map(move |(a, len)| (a, (a + len).min(hi)))
+        };
+        (
+            axis(-440.0, 3640.0, 1500.0),
+            axis(-440.0, 3640.0, 1500.0),
+            axis(0.0, 5000.0, 1000.0),
+        )
+            .prop_map(|(x, y, z)| ([x.0, y.0, z.0], [x.1, y.1, z.1]))
+    }
+
+    fn qbox(quant: &TileQuant, lo: [f64; 3], hi: [f64; 3]) -> QBox {
+        QBox::new(
+            [
+                TileQuant::xy_query(lo[0]),
+                TileQuant::xy_query(lo[1]),
+                quant.z_query(lo[2]),
+            ],
+            [
+                TileQuant::xy_query(hi[0]),
+                TileQuant::xy_query(hi[1]),
+                quant.z_query(hi[2]),
+            ],
+        )
+    }
+
+    fn overlaps(a_lo: [f64; 3], a_hi: [f64; 3], b_lo: [f64; 3], b_hi: [f64; 3]) -> bool {
+        (0..3).all(|k| a_lo[k] <= b_hi[k] && a_hi[k] >= b_lo[k])
+    }
+
+    /// The item's box as the bake quantises it (outward), against `q`.
+    fn quantised_overlap(it: &BvhItem, quant: &TileQuant, q: &QBox) -> bool {
+        let (x0, x1) = TileQuant::xy_bounds(it.lo[0], it.hi[0]);
+        let (y0, y1) = TileQuant::xy_bounds(it.lo[1], it.hi[1]);
+        let (z0, z1) = quant.z_bounds(it.lo[2], it.hi[2]);
+        let (min, max) = ([x0, y0, z0], [x1, y1, z1]);
+        (0..3).all(|k| min[k] <= q.max[k] && max[k] >= q.min[k])
+    }
+
+    fn collect(lines: &[BvhLine], q: &QBox) -> Result<Vec<u32>, Walk> {
+        let mut found = Vec::new();
+        visit(lines, q, |leaf| {
+            found.push(leaf);
+            true
+        })?;
+        Ok(found)
+    }
+
+    fn cases() -> ProptestConfig {
+        ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(cases())]
+
+        /// BVH query = brute force: every item whose box overlaps the query
+        /// is reported, exactly once; what is reported is exactly what the
+        /// quantised boxes overlap, so any extra item lies within two
+        /// quantisation steps of the query (one from rounding each side).
+        #[test]
+        fn query_matches_brute_force(
+            boxes in proptest::collection::vec(item_box(), 0..200),
+            queries in proptest::collection::vec(query_box(), 1..8),
+            z_exp in -3i32..=4,
+        ) {
+            let quant = TileQuant { z_origin_cm: 0.0, z_quant_cm: 2f64.powi(z_exp) };
+            let items: Vec<BvhItem> = boxes
+                .iter()
+                .enumerate()
+                .map(|(i, &(lo, hi))| BvhItem { lo, hi, leaf: i as u32 })
+                .collect();
+            let mut shuffled = items.clone();
+            let lines = build_bvh(&mut shuffled, &quant);
+            prop_assert_eq!(lines.is_empty(), items.is_empty());
+            let xy_step = 1.0 / BVH_XY_STEPS_PER_CM;
+            let slack = [2.0 * xy_step, 2.0 * xy_step, 2.0 * quant.z_quant_cm];
+            for (qlo, qhi) in queries {
+                let q = qbox(&quant, qlo, qhi);
+                let mut found = collect(&lines, &q).expect("a baked BVH walks");
+                let n = found.len();
+                found.sort_unstable();
+                found.dedup();
+                prop_assert_eq!(found.len(), n, "an item was reported twice");
+
+                let quantised: Vec<u32> = items
+                    .iter()
+                    .filter(|it| quantised_overlap(it, &quant, &q))
+                    .map(|it| it.leaf)
+                    .collect();
+                prop_assert_eq!(&found, &quantised);
+                for it in &items {
+                    if overlaps(it.lo, it.hi, qlo, qhi) {
+                        prop_assert!(found.binary_search(&it.leaf).is_ok(), "missed item {:?}", it);
+                    }
+                }
+                let (glo, ghi) = (
+                    std::array::from_fn(|k| qlo[k] - slack[k]),
+                    std::array::from_fn(|k| qhi[k] + slack[k]),
+                );
+                for &leaf in &found {
+                    let it = &items[leaf as usize];
+                    prop_assert!(overlaps(it.lo, it.hi, glo, ghi), "{:?} is far from {:?}..{:?}", it, qlo, qhi);
+                }
+            }
+        }
+    }
+
+    fn node(child: i32) -> BvhNode {
+        BvhNode {
+            min: [0.into(); 3],
+            max: [u16::MAX.into(); 3],
+            child: child.into(),
+        }
+    }
+
+    fn line(children: [i32; 4]) -> BvhLine {
+        BvhLine {
+            nodes: children.map(node),
+        }
+    }
+
+    const EVERYTHING: QBox = QBox {
+        min: [0; 3],
+        max: [u16::MAX; 3],
+    };
+
+    /// Leaves are reported as `!child`; unused slots are skipped; an empty
+    /// tree reports nothing; a `false` from the visitor stops the walk.
+    #[test]
+    fn leaves_empty_slots_and_early_stop() {
+        // Root: leaf 0, child line 1, empty, leaf 7. Line 1: leaves 1, 2, 3.
+        let lines = [line([!0, 1, BVH_EMPTY, !7]), line([!1, !2, !3, BVH_EMPTY])];
+        let mut found = collect(&lines, &EVERYTHING).expect("valid");
+        found.sort_unstable();
+        assert_eq!(found, [0, 1, 2, 3, 7]);
+        assert_eq!(collect(&[], &EVERYTHING), Ok(Vec::new()));
+
+        let mut calls = 0;
+        let walk = visit(&lines, &EVERYTHING, |_| {
+            calls += 1;
+            calls < 2
+        });
+        assert_eq!((walk, calls), (Ok(()), 2));
+
+        // A box that overlaps nothing (every node spans all of u16 space but
+        // `min > max` here) visits nothing.
+        let nothing = QBox {
+            min: [u16::MAX; 3],
+            max: [0; 3],
+        };
+        let mut narrow = lines;
+        for l in &mut narrow {
+            for n in &mut l.nodes {
+                n.min = [10.into(); 3];
+                n.max = [20.into(); 3];
+            }
+        }
+        assert_eq!(collect(&narrow, &nothing), Ok(Vec::new()));
+        let outside = QBox {
+            min: [21, 0, 0],
+            max: [u16::MAX; 3],
+        };
+        assert_eq!(collect(&narrow, &outside), Ok(Vec::new()));
+    }
+
+    /// A child that points at its own line or an earlier one is corrupt
+    /// (it could loop forever); so is one past the last line.
+    #[test]
+    fn backward_and_out_of_range_children_are_corrupt() {
+        assert_eq!(
+            collect(&[line([0, BVH_EMPTY, BVH_EMPTY, BVH_EMPTY])], &EVERYTHING),
+            Err(Walk::Corrupt)
+        );
+        let back = [line([1, !0, BVH_EMPTY, BVH_EMPTY]), line([!1, 0, BVH_EMPTY, BVH_EMPTY])];
+        assert_eq!(collect(&back, &EVERYTHING), Err(Walk::Corrupt));
+        let past = [
+            line([1, BVH_EMPTY, BVH_EMPTY, BVH_EMPTY]),
+            line([2, BVH_EMPTY, BVH_EMPTY, BVH_EMPTY]),
+        ];
+        assert_eq!(collect(&past, &EVERYTHING), Err(Walk::Corrupt));
+        let far = [line([i32::MAX, BVH_EMPTY, BVH_EMPTY, BVH_EMPTY])];
+        assert_eq!(collect(&far, &EVERYTHING), Err(Walk::Corrupt));
+    }
+
+    /// A DAG whose four children all point at the next line has 4^n paths;
+    /// the walk must stop after visiting as many lines as exist, not
+    /// enumerate them. 16 lines: the line budget runs out before the stack
+    /// (3 more entries per level) does.
+    #[test]
+    fn dag_is_corrupt_and_stops_quickly() {
+        let n = 16;
+        let mut lines: Vec<BvhLine> = (1..n as i32).map(|next| line([next; 4])).collect();
+        lines.push(line([!0, !1, !2, !3]));
+        let mut leaves = 0usize;
+        let walk = visit(&lines, &EVERYTHING, |_| {
+            leaves += 1;
+            true
+        });
+        assert_eq!(walk, Err(Walk::Corrupt));
+        assert!(leaves <= 4 * n, "{leaves} leaves visited");
+
+        // Longer chains hit the stack limit first: an error either way, and
+        // just as bounded.
+        let n = 1000;
+        let mut lines: Vec<BvhLine> = (1..n as i32).map(|next| line([next; 4])).collect();
+        lines.push(line([!0, !1, !2, !3]));
+        let mut leaves = 0usize;
+        let walk = visit(&lines, &EVERYTHING, |_| {
+            leaves += 1;
+            true
+        });
+        assert!(walk.is_err(), "{walk:?}");
+        assert!(leaves <= 4 * n);
+
+        // A plain chain (one child per line) of the same length is a valid,
+        // if deep-looking, tree: the stack never holds more than one entry.
+        let mut chain: Vec<BvhLine> = (1..n as i32)
+            .map(|next| line([next, !next, BVH_EMPTY, BVH_EMPTY]))
+            .collect();
+        chain.push(line([!0, BVH_EMPTY, BVH_EMPTY, BVH_EMPTY]));
+        let found = collect(&chain, &EVERYTHING).expect("a chain is a tree");
+        assert_eq!(found.len(), n);
+    }
+}
