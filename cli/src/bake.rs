@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use walksurf_bake::{BakeConfig, BakeError, Reporter, UpAxis};
+use walksurf_bake::{BakeConfig, BakeError, NotReusable, Reporter, UpAxis};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -20,6 +20,11 @@ pub struct Args {
     /// any thread count.
     #[arg(long)]
     threads: Option<usize>,
+    /// Bake every tile. By default, when OUTPUT exists and was baked with the
+    /// same settings, only tiles whose input changed are baked and the others
+    /// are copied from it (the bytes are the same either way).
+    #[arg(long)]
+    full: bool,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -108,7 +113,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let generation = walksurf_bake::next_generation(&args.output);
     let t = std::time::Instant::now();
-    let baked = walksurf_bake::bake_file(&args.input, &config, generation, &progress);
+    let previous_bytes = if args.full {
+        Err(NotReusable::FullRequested)
+    } else {
+        read_previous(&args.output)
+    };
+    let previous = previous_bytes.as_ref().map(Vec::as_slice).map_err(Clone::clone);
+    let baked = walksurf_bake::bake_file_incremental(&args.input, &config, generation, previous, &progress);
     // Cleared on error too, so that the error stays the only line on stderr.
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
@@ -120,6 +131,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         e => e.into(),
     })?;
+    // A file without a single floor answers every query with NoFloor or a
+    // Fallback: almost certainly the wrong up axis or a walls-only export.
+    if out.report.walkable_triangles == 0 {
+        anyhow::bail!(
+            "{}: no walkable surface: none of its {} triangles faces up within the walkable slope \
+             (|normal.z| ≥ {}) without being marked walkable: false (check --up)",
+            args.input.display(),
+            out.report.triangles,
+            config.walkable_normal_z,
+        );
+    }
     write_output(&args.output, &out.bytes)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let r = &out.report;
@@ -130,12 +152,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         v["total_ms"] = ms.into();
         println!("{v}");
     } else if !args.quiet {
+        let how = if r.incremental {
+            format!(
+                "{} tiles ({} rebaked, {} reused, {} removed)",
+                r.tiles, r.rebaked_tiles, r.reused_tiles, r.removed_tiles
+            )
+        } else {
+            format!(
+                "{} tiles (full bake: {})",
+                r.tiles,
+                r.full_bake_reason.as_deref().unwrap_or("requested")
+            )
+        };
         println!(
-            "baked {} -> {}: {} tiles, {} patches, {} pieces, {} blockers, {} bytes in {:.0} ms \
+            "baked {} -> {}: {}, {} patches, {} pieces, {} blockers, {} bytes in {:.0} ms \
              ({} of {} triangles walkable, {} degenerate dropped, generation {})",
             args.input.display(),
             args.output.display(),
-            r.tiles,
+            how,
             r.patches,
             r.pieces,
             r.blockers,
@@ -148,6 +182,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The previous output's bytes, or why there are none to reuse. Never an
+/// error: whatever is wrong with the previous output, the bake is a full one.
+fn read_previous(path: &Path) -> Result<Vec<u8>, NotReusable> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(NotReusable::NoPrevious),
+        Err(e) => Err(NotReusable::Unreadable(e.to_string())),
+    }
 }
 
 fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {

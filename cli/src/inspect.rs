@@ -27,7 +27,7 @@ fn kind_name(kind: u32) -> &'static str {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let surface = Surface::open_verified(&args.file).with_context(|| format!("inspecting {}", args.file.display()))?;
+    let surface = Surface::open_verified(&args.file)?; // the error names the file
     let layout = surface.layout();
     let view = FileView::new(surface.bytes(), layout).context("file layout")?;
     let h = &layout.header;

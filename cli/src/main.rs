@@ -2,11 +2,11 @@
 
 mod bake;
 mod inspect;
-mod query;
 mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use walksurf_cli::query;
 
 /// Bakes the static walkable surface of a level into a compact tiled file,
 /// and checks it against an exact capsule sweep.

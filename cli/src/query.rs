@@ -14,7 +14,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let surface = Surface::open(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
+    let surface = Surface::open(&args.file)?; // the error names the file
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

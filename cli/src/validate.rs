@@ -2,7 +2,7 @@
 //! corpus (DESIGN §7).
 
 use crate::bake::IngestArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 use serde_json::json;
 use std::path::PathBuf;
@@ -98,15 +98,15 @@ impl KindStats {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let surface = Surface::open_verified(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
+    let surface = Surface::open_verified(&args.file)?; // the error names the file
     let recorded = walksurf_format::FileView::new(surface.bytes(), surface.layout())
         .and_then(|v| v.metadata(surface.layout()))
         .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
         .and_then(|m| serde_json::from_value::<BakeConfig>(m["config"].clone()).ok())
         .unwrap_or_default();
     let config = args.ingest.apply(recorded)?;
-    let (mesh, _) = walksurf_bake::stage::ingest::ingest(&args.input, &config)
-        .with_context(|| format!("reading {}", args.input.display()))?;
+    // Ingest errors name the input.
+    let (mesh, _) = walksurf_bake::stage::ingest::ingest(&args.input, &config)?;
     let oracle = Oracle::new(&mesh.vertices, &mesh.triangles)
         .map_err(|e| anyhow::anyhow!("{}: cannot build the oracle: {e:?}", args.input.display()))?;
     let agent_shape = AgentShape::default();

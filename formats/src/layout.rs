@@ -219,16 +219,24 @@ pub struct VertexFixed {
 const _: () = assert!(size_of::<VertexFixed>() == 8);
 
 /// A triangle that is not part of any piece (a wall, a steep face, a
-/// non-walkable surface): its XY footprint and Z band, rounded outward.
-/// Coordinates in vertex fixed point relative to the tile origin.
+/// non-walkable surface), exactly: its three vertices in vertex fixed point
+/// relative to the tile origin (x, y) and to `z_origin_cm` (z).
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Blocker {
-    pub xy: [[I32; 2]; 3],
-    pub z_min: I32,
-    pub z_max: I32,
+    pub v: [[I32; 3]; 3],
+    /// [`blocker_flags`].
+    pub flags: U32,
 }
-const _: () = assert!(size_of::<Blocker>() == 32);
+const _: () = assert!(size_of::<Blocker>() == 40);
+
+/// Bits of [`Blocker::flags`].
+pub mod blocker_flags {
+    /// A walkable triangle that could not be stored as a piece.
+    pub const DEMOTED_WALKABLE: u32 = 1;
+    /// Near-vertical (`|n.z|` below the collected threshold).
+    pub const VERTICAL: u32 = 2;
+}
 
 /// Rounds `offset` up to the section alignment.
 pub const fn align_up(offset: usize, align: usize) -> usize {

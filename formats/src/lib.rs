@@ -7,6 +7,13 @@
 //! the header, the section table and every tile's regions before anything is
 //! handed out; queries then reach tile bytes only through checked slices.
 
+// Nothing that reads a file may panic on what it reads.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![cfg_attr(
+    test,
+    allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)
+)]
+
 mod layout;
 mod reader;
 mod writer;

@@ -76,6 +76,11 @@ impl<'a> FileView<'a> {
     /// Validates `bytes` and returns the layout. Reads the header, section
     /// table, parameters, tile index and hot records; no tile data.
     pub fn parse(bytes: &'a [u8]) -> Result<FileLayout, FormatError> {
+        // A short file that does not even start like one is not a walksurf
+        // file (rather than a truncated one).
+        if !MAGIC.starts_with(bytes.get(..MAGIC.len()).unwrap_or(bytes)) {
+            return Err(FormatError::BadMagic);
+        }
         let (header, _) = Header::read_from_prefix(bytes).map_err(|_| FormatError::Truncated("header"))?;
         if header.magic != MAGIC {
             return Err(FormatError::BadMagic);
@@ -86,7 +91,8 @@ impl<'a> FileView<'a> {
                 supported: FORMAT_MAJOR,
             });
         }
-        if hash64(&bytes[..60]) as u32 != header.header_checksum.get() {
+        let sealed = bytes.get(..60).ok_or(FormatError::Truncated("header"))?;
+        if hash64(sealed) as u32 != header.header_checksum.get() {
             return Err(FormatError::HeaderChecksum);
         }
         if header.tile_size_cm.get() as f64 != TILE_SIZE_CM
@@ -103,7 +109,7 @@ impl<'a> FileView<'a> {
         )
         .ok_or(FormatError::Truncated("section table"))?;
         let table_end = table_range.end;
-        let table_bytes = &bytes[table_range];
+        let table_bytes = bytes.get(table_range).ok_or(FormatError::Truncated("section table"))?;
         if hash64(table_bytes) as u32 != header.section_table_checksum.get() {
             return Err(FormatError::SectionTableChecksum);
         }
@@ -131,12 +137,17 @@ impl<'a> FileView<'a> {
             }
             sections.push((kind, range, e.checksum.get()));
         }
-        let need = |kind: u32, what: &'static str| find[kind as usize].clone().ok_or(FormatError::Invalid(what));
+        let need = |kind: u32, what: &'static str| {
+            find.get(kind as usize)
+                .cloned()
+                .flatten()
+                .ok_or(FormatError::Invalid(what))
+        };
         let params_range = need(section::BAKE_PARAMS, "missing bake parameters section")?;
         let index = need(section::TILE_INDEX, "missing tile index section")?;
         let hot = need(section::TILE_HOT, "missing tile hot section")?;
         let data = need(section::TILE_DATA, "missing tile data section")?;
-        let metadata = find[section::METADATA as usize].clone();
+        let metadata = find.get(section::METADATA as usize).cloned().flatten();
         // The writer pads the file to 64 bytes after its last section: any
         // other length is a truncated (or appended-to) file.
         let sections_end = sections
@@ -152,7 +163,9 @@ impl<'a> FileView<'a> {
             return Err(FormatError::Invalid("bytes after the last section"));
         }
 
-        let params = BakeParams::read_from_bytes(&bytes[params_range])
+        // Every range below was checked against `bytes.len()` by `range_of`.
+        let section_bytes = |r: Range<usize>| bytes.get(r).ok_or(FormatError::Truncated("section"));
+        let params = BakeParams::read_from_bytes(section_bytes(params_range)?)
             .map_err(|_| FormatError::Invalid("bake parameters size"))?;
         let params_ok = [
             params.max_agent_radius_cm.get(),
@@ -168,9 +181,9 @@ impl<'a> FileView<'a> {
             return Err(FormatError::Invalid("bake parameters out of range"));
         }
 
-        let (index_header, slots) = TileIndexHeader::read_from_prefix(&bytes[index.clone()])
+        let (index_header, slots) = TileIndexHeader::read_from_prefix(section_bytes(index.clone())?)
             .map_err(|_| FormatError::Truncated("tile index"))?;
-        let hot_records = <[TileHot]>::ref_from_bytes(&bytes[hot.clone()])
+        let hot_records = <[TileHot]>::ref_from_bytes(section_bytes(hot.clone())?)
             .map_err(|_| FormatError::Invalid("tile hot section size"))?;
         let slot_count = (index_header.tiles_x.get() as usize)
             .checked_mul(index_header.tiles_y.get() as usize)
@@ -185,7 +198,7 @@ impl<'a> FileView<'a> {
         let (min_x, min_y) = (index_header.min_tile_x.get(), index_header.min_tile_y.get());
         let mut seen = vec![false; hot_records.len()];
         for (i, slot) in slots.chunks_exact(4).enumerate() {
-            let v = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
+            let v = le_u32(slot);
             if v == NO_TILE {
                 continue;
             }
@@ -198,8 +211,9 @@ impl<'a> FileView<'a> {
             if i64::from(hot.tile_x.get()) != gx || i64::from(hot.tile_y.get()) != gy {
                 return Err(FormatError::Invalid("tile record does not match its index slot"));
             }
-            if std::mem::replace(&mut seen[v as usize], true) {
-                return Err(FormatError::Invalid("tile record indexed twice"));
+            match seen.get_mut(v as usize) {
+                Some(seen) if !*seen => *seen = true,
+                _ => return Err(FormatError::Invalid("tile record indexed twice")),
             }
         }
         let data_len = data.len();
@@ -265,8 +279,8 @@ impl<'a> FileView<'a> {
             return None;
         }
         let at = ((gy * w + gx) * 4) as usize;
-        let slot = self.index.get(at..at + 4)?;
-        let v = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
+        let slot = self.index.get(at..at.checked_add(4)?)?;
+        let v = le_u32(slot);
         self.hot.get(v as usize)
     }
 
@@ -296,6 +310,13 @@ impl<'a> FileView<'a> {
         let r = layout.metadata.clone()?;
         core::str::from_utf8(self.bytes.get(r)?).ok()
     }
+}
+
+/// The little-endian `u32` at the start of `bytes` (4 bytes, as given by
+/// `chunks_exact(4)` or a checked `get`); 0 if there are fewer.
+#[inline]
+fn le_u32(bytes: &[u8]) -> u32 {
+    bytes.first_chunk::<4>().map_or(0, |b| u32::from_le_bytes(*b))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {

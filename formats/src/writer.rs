@@ -68,7 +68,10 @@ impl FileWriter {
         for (i, t) in tiles.iter().enumerate() {
             let gx = (t.hot.tile_x.get() - min_x) as usize;
             let gy = (t.hot.tile_y.get() - min_y) as usize;
-            slots[gy * tiles_x as usize + gx] = i as u32;
+            // In range by construction: the grid spans every tile's coordinates.
+            if let Some(slot) = slots.get_mut(gy * tiles_x as usize + gx) {
+                *slot = i as u32;
+            }
         }
         let mut index = index_header.as_bytes().to_vec();
         for s in slots {
@@ -132,6 +135,11 @@ impl FileWriter {
 
 /// Recomputes `header_checksum` after a header field changed.
 pub fn seal_header(header: &mut Header) {
-    let sum = hash64(&header.as_bytes()[..60]) as u32;
+    // Every byte before the checksum field itself.
+    let sealed = header
+        .as_bytes()
+        .split_last_chunk::<4>()
+        .map_or(&[][..], |(head, _)| head);
+    let sum = hash64(sealed) as u32;
     header.header_checksum.set(sum);
 }

@@ -144,9 +144,13 @@ fn piece(patch: u16, c: f32, verts: &[(i32, i32)]) -> (PieceHeader, Vec<VertexFi
 
 fn blocker(seed: i32) -> Blocker {
     Blocker {
-        xy: [[seed, 2 * seed], [seed + 1024, 0], [0, seed + 2048]].map(|p| p.map(Into::into)),
-        z_min: (-seed).into(),
-        z_max: (seed * 3).into(),
+        v: [
+            [seed, 2 * seed, -seed],
+            [seed + 1024, 0, seed * 3],
+            [0, seed + 2048, seed],
+        ]
+        .map(|p| p.map(Into::into)),
+        flags: (seed as u32 & 3).into(),
     }
 }
 

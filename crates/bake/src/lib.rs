@@ -4,14 +4,20 @@
 //! tile: coplanar merge, clip to convex pieces, blockers) → layout. Tiles are
 //! independent (tile locality) and baked in parallel with rayon; the output
 //! is byte-identical for any thread count.
+//!
+//! Given the previous output ([`bake_file_incremental`]), tiles whose input
+//! hash is unchanged are copied from it verbatim ([`incremental`]): the
+//! result is byte-identical to a full bake except for `build_generation`.
 
 pub mod config;
 pub mod error;
+pub mod incremental;
 pub mod stage;
 pub mod tolerance;
 
 pub use config::{BakeConfig, UpAxis};
 pub use error::{BakeError, Location};
+pub use incremental::NotReusable;
 pub use stage::ingest::{IngestReport, Mesh};
 
 use rayon::prelude::*;
@@ -27,6 +33,8 @@ pub trait Reporter: Sync {
     fn stage(&self, _name: &'static str, _total: u64) {}
     /// `n` more units are done.
     fn advance(&self, _n: u64) {}
+    /// Tile `(x, y)` was baked (not reused from the previous output).
+    fn tile_baked(&self, _tile: (i32, i32)) {}
 }
 
 /// A reporter that reports nothing.
@@ -51,10 +59,25 @@ pub struct BakeReport {
     /// Walkable triangles that could not be represented as a piece and
     /// became blockers instead (queries over them fall back).
     pub demoted_triangles: usize,
+    /// Largest patch fit residual over the rebaked tiles (the file does not
+    /// record it, so reused tiles do not count). [Units: cm]
     pub max_patch_residual_cm: f64,
+    /// Largest piece z error bound (of reused tiles: as stored, in `f32`).
+    /// [Units: cm]
     pub max_piece_z_err_cm: f64,
     pub bytes: usize,
     pub build_generation: u64,
+    /// Tiles were taken from the previous output where their input was
+    /// unchanged.
+    pub incremental: bool,
+    /// Why the bake was a full one (`None` when `incremental`).
+    pub full_bake_reason: Option<String>,
+    /// Tiles baked by this run (every tile of a full bake).
+    pub rebaked_tiles: usize,
+    /// Tiles copied from the previous output.
+    pub reused_tiles: usize,
+    /// Tiles of the previous output that no longer exist.
+    pub removed_tiles: usize,
     /// Milliseconds per stage.
     pub ms: Vec<(String, f64)>,
 }
@@ -73,12 +96,26 @@ pub fn bake_file(
     build_generation: u64,
     reporter: &dyn Reporter,
 ) -> Result<BakeOutput, BakeError> {
+    bake_file_incremental(input, config, build_generation, Err(NotReusable::NoPrevious), reporter)
+}
+
+/// Reads `input` and bakes it, reusing the tiles of `previous` (the bytes of
+/// the previous output) whose input is unchanged. A `previous` that cannot
+/// be reused ([`incremental::PreviousTiles::parse`]) means a full bake; the
+/// report says why. The bytes equal a full bake's but for the generation.
+pub fn bake_file_incremental(
+    input: &Path,
+    config: &BakeConfig,
+    build_generation: u64,
+    previous: Result<&[u8], NotReusable>,
+    reporter: &dyn Reporter,
+) -> Result<BakeOutput, BakeError> {
     config.validate().map_err(BakeError::Config)?;
     reporter.stage("ingest", 0);
     let t = Instant::now();
     let (mesh, ingest_report) = stage::ingest::ingest(input, config)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
-    let mut out = bake_mesh(&mesh, config, build_generation, reporter)?;
+    let mut out = bake_mesh_incremental(&mesh, config, build_generation, previous, reporter)?;
     out.report.input = ingest_report;
     out.report.ms.insert(0, ("ingest".into(), ms));
     Ok(out)
@@ -91,18 +128,42 @@ pub fn bake_mesh(
     build_generation: u64,
     reporter: &dyn Reporter,
 ) -> Result<BakeOutput, BakeError> {
+    bake_mesh_incremental(mesh, config, build_generation, Err(NotReusable::NoPrevious), reporter)
+}
+
+/// [`bake_mesh`], reusing the unchanged tiles of `previous` (see
+/// [`bake_file_incremental`]). Tiles are matched by their triangles'
+/// positions, so `mesh` must be welded on exact positions (one index per
+/// distinct position) as ingest makes it.
+pub fn bake_mesh_incremental(
+    mesh: &Mesh,
+    config: &BakeConfig,
+    build_generation: u64,
+    previous: Result<&[u8], NotReusable>,
+    reporter: &dyn Reporter,
+) -> Result<BakeOutput, BakeError> {
     config.validate().map_err(BakeError::Config)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
         .map_err(|e| BakeError::Config(format!("cannot start {} threads: {e}", config.threads)))?;
-    pool.install(|| bake_in_pool(mesh, config, build_generation, reporter))
+    pool.install(|| bake_in_pool(mesh, config, build_generation, previous, reporter))
+}
+
+/// One tile of the new file, baked or reused, with its report numbers.
+struct TileOut {
+    record: walksurf_format::TileRecordInput,
+    stats: stage::layout::TileStats,
+    patches: u32,
+    residual_cm: f64,
+    demoted: usize,
 }
 
 fn bake_in_pool(
     mesh: &Mesh,
     config: &BakeConfig,
     build_generation: u64,
+    previous: Result<&[u8], NotReusable>,
     reporter: &dyn Reporter,
 ) -> Result<BakeOutput, BakeError> {
     let mut report = BakeReport {
@@ -124,25 +185,78 @@ fn bake_in_pool(
     report.blocking_triangles = classes.count(stage::classify::TriClass::Blocking);
     lap("classify", &mut report);
 
-    let assigned = stage::tiling::assign_tiles(mesh, &classes, config);
-    lap("assign_tiles", &mut report);
+    // Triangles by tile, in input order: a tile's triangles are put in
+    // canonical order only when it is built.
+    let assigned = stage::tiling::group_tiles(mesh, &classes, config);
+    lap("group_tiles", &mut report);
 
+    // Per-tile input hashes, and the previous tiles they may reuse.
     let params_hash = config.params_hash();
-    reporter.stage("tiles", assigned.len() as u64);
-    let tiles: Vec<_> = assigned
+    let triangle_hashes: Vec<u64> = (0..mesh.triangles.len() as u32)
+        .into_par_iter()
+        .map(|t| stage::tiling::triangle_hash(mesh, t))
+        .collect();
+    let hashes: Vec<u64> = assigned
         .par_iter()
         .map(|(key, tris)| {
-            let content = stage::tiling::build_tile(mesh, &classes, config, params_hash, *key, tris);
-            let laid = stage::layout::layout_tile(&content);
-            reporter.advance(1);
-            laid.map(|(record, stats)| {
-                (
-                    content.patch_count,
-                    content.max_residual_cm,
-                    content.demoted_triangles,
-                    record,
+            stage::tiling::tile_input_hash_with(|t| triangle_hashes[t as usize], params_hash, *key, tris)
+        })
+        .collect();
+    let previous = previous.and_then(|bytes| incremental::PreviousTiles::parse(bytes, params_hash));
+    let reuse: Vec<Option<incremental::PreviousTile<'_>>> = match &previous {
+        Ok(prev) => assigned
+            .iter()
+            .zip(&hashes)
+            .map(|((key, _), &hash)| prev.reusable(*key, hash))
+            .collect(),
+        Err(_) => vec![None; assigned.len()],
+    };
+    match &previous {
+        Ok(prev) => {
+            report.incremental = true;
+            let mut keys: Vec<(i32, i32)> = assigned.iter().map(|(k, _)| *k).collect();
+            keys.sort_unstable();
+            report.removed_tiles = prev.keys().filter(|k| keys.binary_search(k).is_err()).count();
+        }
+        Err(why) => report.full_bake_reason = Some(why.to_string()),
+    }
+    report.reused_tiles = reuse.iter().filter(|r| r.is_some()).count();
+    report.rebaked_tiles = assigned.len() - report.reused_tiles;
+    lap("tile_hashes", &mut report);
+
+    reporter.stage("tiles", report.rebaked_tiles as u64);
+    let tiles: Vec<TileOut> = assigned
+        .par_iter()
+        .zip(&hashes)
+        .zip(&reuse)
+        .map(|(((key, tris), &hash), old)| {
+            if let Some(old) = old {
+                let stats = old.stats();
+                let walkable = tris
+                    .iter()
+                    .filter(|&&t| classes.class[t as usize] == stage::classify::TriClass::Walkable)
+                    .count();
+                return Ok(TileOut {
+                    record: old.record(),
                     stats,
-                )
+                    patches: old.hot.patch_count.get(),
+                    residual_cm: 0.0,
+                    // Every walkable triangle of the tile is a piece or demoted.
+                    demoted: walkable.saturating_sub(stats.pieces),
+                });
+            }
+            let mut tris = tris.clone();
+            stage::tiling::canonical_order(mesh, &mut tris);
+            let content = stage::tiling::build_tile_hashed(mesh, &classes, config, hash, *key, &tris);
+            let laid = stage::layout::layout_tile(&content);
+            reporter.tile_baked(*key);
+            reporter.advance(1);
+            laid.map(|(record, stats)| TileOut {
+                record,
+                stats,
+                patches: content.patch_count,
+                residual_cm: content.max_residual_cm,
+                demoted: content.demoted_triangles,
             })
         })
         .collect::<Result<_, _>>()?;
@@ -150,15 +264,15 @@ fn bake_in_pool(
 
     reporter.stage("write", 0);
     let mut records = Vec::with_capacity(tiles.len());
-    for (patches, residual, demoted, record, stats) in tiles {
-        report.patches += patches as usize;
-        report.max_patch_residual_cm = report.max_patch_residual_cm.max(residual);
-        report.demoted_triangles += demoted;
-        report.pieces += stats.pieces;
-        report.piece_vertices += stats.vertices;
-        report.blockers += stats.blockers;
-        report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(stats.max_z_err_cm);
-        records.push(record);
+    for t in tiles {
+        report.patches += t.patches as usize;
+        report.max_patch_residual_cm = report.max_patch_residual_cm.max(t.residual_cm);
+        report.demoted_triangles += t.demoted;
+        report.pieces += t.stats.pieces;
+        report.piece_vertices += t.stats.vertices;
+        report.blockers += t.stats.blockers;
+        report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(t.stats.max_z_err_cm);
+        records.push(t.record);
     }
     report.tiles = records.len();
     check_tile_span(&records)?;
@@ -267,9 +381,18 @@ fn read_prefix(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, fsync, rename. On any error the previous file is untouched.
+/// directory, fsync, rename, then (best effort) fsync of the directory so
+/// that the rename itself survives a crash. On any error the previous file
+/// is untouched and the temporary file removed. A process killed while
+/// writing may leave its temporary file (`.NAME.tmp-PID-N`) behind; the
+/// previous file is intact either way.
+///
+/// Readers that mapped the previous file keep reading it (the rename gives
+/// `path` a new inode): never rewrite a baked file in place.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -278,7 +401,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -288,6 +412,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
+        return result;
     }
-    result
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Makes a rename in `dir` durable. Best effort: not every platform or file
+/// system can open or sync a directory, and the rename already happened.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }

@@ -1,22 +1,290 @@
-//! `find_floor`: the highest surface under the agent.
+//! `find_floor`: the first surface under the agent, exactly, or Fallback.
 //!
-//! Line-trace mode: tile by direct index → piece BVH (4-ary, pruned on z) →
-//! point-in-convex-piece with an undecided band at every edge → plane z.
-//! Then the blocker BVH: any surface the file does not hold as a piece that
-//! may lie in the window above the floor makes the answer a Fallback.
+//! Both modes read one tile (the one under the capsule centre: every tile
+//! holds all geometry within its halo) through its two BVHs: convex pieces
+//! of walkable surface (plane + fixed-point polygon) and blocker triangles
+//! (everything else, stored exactly). Every primitive near the query gives
+//! candidate contacts with an error bound; [`Hits::decide`] answers only when
+//! the first contact is certain, else falls back.
+//!
+//! * Line trace: the vertical line under the centre, window
+//!   `[bottom − down, bottom + 2]`.
+//! * Capsule: the capsule moving straight down. Only its bottom sphere can
+//!   make the first contact with something it does not already overlap
+//!   (DESIGN §9): faces, edges and vertices of pieces and of blockers. A capsule that overlaps anything
+//!   at its start falls back (`InitialOverlap`).
 
 use crate::Surface;
 use crate::bvh::{QBox, Walk, visit};
+use crate::contact::*;
 use crate::query::*;
 use crate::tolerance::*;
-use walksurf_format::{Blocker, TILE_SIZE_CM, TileQuant, TileView, VERTEX_STEPS_PER_CM};
+use walksurf_format::{
+    Blocker, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, TileQuant, TileView, VERTEX_STEPS_PER_CM, VertexFixed,
+};
 
-/// Where a point lies relative to a convex polygon with an undecided band.
+/// Where a point lies relative to a polygon, with an undecided band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
     Inside,
     Band,
     Outside,
+}
+
+/// One tile and its frame: x/y relative to the tile origin, z to its z origin.
+struct Frame<'a> {
+    tile: TileView<'a>,
+    origin: [f64; 3],
+    quant: TileQuant,
+}
+
+impl Frame<'_> {
+    fn query_box(&self, lo: V3, hi: V3) -> QBox {
+        QBox::new(
+            [
+                TileQuant::xy_query(lo[0]),
+                TileQuant::xy_query(lo[1]),
+                self.quant.z_query(lo[2]),
+            ],
+            [
+                TileQuant::xy_query(hi[0]),
+                TileQuant::xy_query(hi[1]),
+                self.quant.z_query(hi[2]),
+            ],
+        )
+    }
+
+    fn to_world(&self, p: V3) -> V3 {
+        add(p, self.origin)
+    }
+}
+
+/// A piece with 3D vertices in the frame.
+struct PieceGeom {
+    n: usize,
+    v: [V3; MAX_PIECE_VERTICES],
+    fixed: [[f64; 2]; MAX_PIECE_VERTICES],
+    a: f64,
+    b: f64,
+    k: f64,
+    z_err: f64,
+}
+
+impl PieceGeom {
+    fn load(header: &PieceHeader, verts: &[VertexFixed]) -> Option<PieceGeom> {
+        let (a, b, k) = (
+            header.plane_a.get() as f64,
+            header.plane_b.get() as f64,
+            header.plane_c.get() as f64,
+        );
+        let z_err = header.z_err_cm.get() as f64;
+        if verts.len() < 3 || ![a, b, k, z_err].iter().all(|v| v.is_finite()) || z_err < 0.0 {
+            return None;
+        }
+        let mut g = PieceGeom {
+            n: verts.len(),
+            v: [[0.0; 3]; MAX_PIECE_VERTICES],
+            fixed: [[0.0; 2]; MAX_PIECE_VERTICES],
+            a,
+            b,
+            k,
+            z_err,
+        };
+        for (i, p) in verts.iter().enumerate() {
+            let (fx, fy) = (p.x.get() as f64, p.y.get() as f64);
+            let (x, y) = (fx / VERTEX_STEPS_PER_CM, fy / VERTEX_STEPS_PER_CM);
+            g.fixed[i] = [fx, fy];
+            g.v[i] = [x, y, a * x + b * y + k];
+        }
+        Some(g)
+    }
+
+    fn normal(&self) -> V3 {
+        plane_normal(self.a, self.b)
+    }
+
+    /// Classifies the XY point (frame cm) against the polygon.
+    fn side(&self, x: f64, y: f64) -> Side {
+        let (qx, qy) = (x * VERTEX_STEPS_PER_CM, y * VERTEX_STEPS_PER_CM);
+        let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
+        let mut side = Side::Inside;
+        for i in 0..self.n {
+            let [ax, ay] = self.fixed[i];
+            let [bx, by] = self.fixed[(i + 1) % self.n];
+            let (ex, ey) = (bx - ax, by - ay);
+            let len = (ex * ex + ey * ey).sqrt();
+            // Signed distance (fixed-point units), positive inside (left).
+            let d = if len > 0.0 {
+                (ex * (qy - ay) - ey * (qx - ax)) / len
+            } else {
+                0.0
+            };
+            if d < -band {
+                return Side::Outside;
+            }
+            if d <= band {
+                side = Side::Band;
+            }
+        }
+        side
+    }
+}
+
+fn plane_normal(a: f64, b: f64) -> V3 {
+    let l = (a * a + b * b + 1.0).sqrt();
+    [-a / l, -b / l, 1.0 / l]
+}
+
+fn load_blocker(b: &Blocker) -> [V3; 3] {
+    b.v.map(|p| p.map(|c| c.get() as f64 / VERTEX_STEPS_PER_CM))
+}
+
+/// XY side of a point against a triangle's footprint (either orientation; a
+/// vertical triangle's footprint is a segment: band or outside).
+fn triangle_side(t: &[V3; 3], x: f64, y: f64) -> Side {
+    let area2 = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[1][1] - t[0][1]) * (t[2][0] - t[0][0]);
+    let mut min_d = f64::INFINITY;
+    let mut near = false;
+    for k in 0..3 {
+        let (p, q) = (t[k], t[(k + 1) % 3]);
+        let (ex, ey) = (q[0] - p[0], q[1] - p[1]);
+        let len = (ex * ex + ey * ey).sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let d = (ex * (y - p[1]) - ey * (x - p[0])) / len * area2.signum();
+        min_d = min_d.min(d);
+        // Distance to the edge segment, for thin footprints.
+        let s = (((x - p[0]) * ex + (y - p[1]) * ey) / (len * len)).clamp(0.0, 1.0);
+        let (dx, dy) = (p[0] + s * ex - x, p[1] + s * ey - y);
+        near |= (dx * dx + dy * dy).sqrt() <= EDGE_BAND_CM;
+    }
+    if area2 != 0.0 && min_d > EDGE_BAND_CM {
+        Side::Inside
+    } else if near || (area2 != 0.0 && min_d >= -EDGE_BAND_CM) {
+        Side::Band
+    } else {
+        Side::Outside
+    }
+}
+
+/// The upward unit normal and plane `z = a·x + b·y + k` of a triangle;
+/// `None` if it is vertical (or degenerate).
+fn triangle_plane(t: &[V3; 3]) -> Option<(V3, f64, f64, f64)> {
+    let mut n = cross(sub(t[1], t[0]), sub(t[2], t[0]));
+    if n[2] < 0.0 {
+        n = scale(n, -1.0);
+    }
+    let l = len(n);
+    if l == 0.0 || n[2] <= l * 1e-9 {
+        return None;
+    }
+    let (a, b) = (-n[0] / n[2], -n[1] / n[2]);
+    Some((scale(n, 1.0 / l), a, b, t[0][2] - a * t[0][0] - b * t[0][1]))
+}
+
+/// A candidate first contact.
+#[derive(Clone, Copy, Debug)]
+struct Cand {
+    /// Distance moved down (or, for the line trace, from the window top).
+    t: f64,
+    /// Bound on |t − true t|.
+    err: f64,
+    point: V3,
+    normal: V3,
+}
+
+/// Candidate contacts of one query.
+struct Hits {
+    list: [Cand; MAX_CANDIDATES],
+    n: usize,
+    /// Smallest t (minus its error) of a contact that may or may not exist.
+    undecided_t: f64,
+    overflow: bool,
+}
+
+impl Hits {
+    fn new() -> Hits {
+        Hits {
+            list: [Cand {
+                t: 0.0,
+                err: 0.0,
+                point: [0.0; 3],
+                normal: [0.0; 3],
+            }; MAX_CANDIDATES],
+            n: 0,
+            undecided_t: f64::INFINITY,
+            overflow: false,
+        }
+    }
+
+    fn push(&mut self, c: Cand) {
+        if !(c.t.is_finite() && c.err.is_finite()) {
+            self.undecided_t = f64::NEG_INFINITY;
+            return;
+        }
+        match self.list.get_mut(self.n) {
+            Some(slot) => {
+                *slot = c;
+                self.n += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+
+    fn undecided(&mut self, t_lo: f64) {
+        self.undecided_t = self.undecided_t.min(t_lo);
+    }
+
+    /// The first contact with `t ∈ [t_min, t_max]`, `Ok(None)` if there is
+    /// certainly none, `Err` when the order or existence is uncertain.
+    fn decide(&self, t_min: f64, t_max: f64) -> Result<Option<Cand>, FallbackReason> {
+        if self.overflow {
+            return Err(FallbackReason::BudgetExceeded);
+        }
+        let list = self.list.get(..self.n).unwrap_or(&[]);
+        let mut best: Option<Cand> = None;
+        for c in list {
+            let e = c.err + Z_MARGIN_CM;
+            if c.t + e < t_min || c.t - e > t_max {
+                continue; // certainly outside the window
+            }
+            if c.t - e < t_min || c.t + e > t_max {
+                return Err(FallbackReason::PrecisionBudget); // straddles a window end
+            }
+            if best.is_none_or(|b| c.t < b.t) {
+                best = Some(*c);
+            }
+        }
+        let Some(best) = best else {
+            return if self.undecided_t <= t_max + Z_MARGIN_CM {
+                Err(FallbackReason::PrecisionBudget)
+            } else {
+                Ok(None)
+            };
+        };
+        let reach = best.t + best.err + 2.0 * Z_MARGIN_CM + SAME_Z_CM;
+        if self.undecided_t <= reach {
+            return Err(FallbackReason::PrecisionBudget);
+        }
+        for c in list {
+            if c.t - c.err <= reach && (0..3).any(|k| (c.normal[k] - best.normal[k]).abs() > SAME_NORMAL) {
+                return Err(FallbackReason::PrecisionBudget);
+            }
+        }
+        if best.err > MAX_CONTACT_ERR_CM {
+            return Err(FallbackReason::PrecisionBudget);
+        }
+        Ok(Some(best))
+    }
+}
+
+fn walk_result(walk: Result<(), Walk>) -> Result<(), FallbackReason> {
+    match walk {
+        Ok(()) => Ok(()),
+        Err(Walk::Corrupt) => Err(FallbackReason::MissingData),
+        Err(Walk::TooDeep) => Err(FallbackReason::BudgetExceeded),
+    }
 }
 
 impl Surface {
@@ -26,252 +294,260 @@ impl Surface {
         if !pos.iter().all(|v| v.is_finite()) || !down_cm.is_finite() || down_cm < 0.0 || !agent.is_valid() {
             return FloorOutcome::Fallback(FallbackReason::InvalidInput);
         }
-        match mode {
-            FloorMode::LineTrace => self.find_floor_line(pos, down_cm, agent),
-            FloorMode::Capsule => FloorOutcome::Fallback(FallbackReason::Unsupported),
+        if !self.precision_known() {
+            return FloorOutcome::Fallback(FallbackReason::PrecisionBudget);
         }
+        let result = match mode {
+            FloorMode::LineTrace => self.find_floor_line(pos, down_cm, agent),
+            FloorMode::Capsule => self.find_floor_capsule(pos, down_cm, agent),
+        };
+        result.unwrap_or_else(FloorOutcome::Fallback)
     }
 
-    fn find_floor_line(&self, pos: [f64; 3], down_cm: f64, agent: Agent) -> FloorOutcome {
-        use FallbackReason::*;
-        if !self.precision_known() {
-            return FloorOutcome::Fallback(PrecisionBudget);
-        }
-        let Some(view) = self.view() else {
-            return FloorOutcome::Fallback(MissingData);
-        };
-        let bottom = pos[2] - agent.half_height_cm;
-        let top = bottom + LINE_TRACE_ABOVE_CM;
-        let lo = bottom - down_cm;
+    /// The tile under `pos`, `Ok(None)` if the file has none there (then no
+    /// triangle lies within the halo of that tile's square).
+    fn home_frame(&self, pos: [f64; 3]) -> Result<Option<Frame<'_>>, FallbackReason> {
+        let view = self.view().ok_or(FallbackReason::MissingData)?;
         let tx = (pos[0] / TILE_SIZE_CM).floor();
         let ty = (pos[1] / TILE_SIZE_CM).floor();
         if tx.abs() > i32::MAX as f64 || ty.abs() > i32::MAX as f64 {
-            return FloorOutcome::Fallback(OutsideCoverage);
+            return Err(FallbackReason::OutsideCoverage);
         }
         let Some(hot) = view.tile_hot(tx as i32, ty as i32) else {
-            // No triangle overlaps this tile's square at all.
-            return FloorOutcome::NoFloor;
+            return Ok(None);
         };
-        let Some(tile) = view.tile(hot) else {
-            return FloorOutcome::Fallback(MissingData);
-        };
-        let origin = tile.origin_cm();
-        let (lx, ly) = (pos[0] - origin[0], pos[1] - origin[1]);
-        let quant = tile.quant();
-        let (zlo, ztop) = (lo - origin[2], top - origin[2]);
+        let tile = view.tile(hot).ok_or(FallbackReason::MissingData)?;
+        Ok(Some(Frame {
+            origin: tile.origin_cm(),
+            quant: tile.quant(),
+            tile,
+        }))
+    }
 
-        let q = query_box(lx, ly, zlo - 1.0, ztop + 1.0, &quant);
-        let mut best: Option<(f64, f64, [f64; 3])> = None; // (z, err, normal)
-        let mut band_hits: [(f64, f64, [f64; 3]); 8] = [(0.0, 0.0, [0.0; 3]); 8];
-        let mut bands = 0usize;
-        let mut undecided = false;
-        let walk = visit(tile.piece_bvh, &q, |word| {
-            let Some((header, verts)) = tile.piece(word) else {
-                undecided = true;
+    fn walkable_z(&self) -> f64 {
+        self.bake_params().walkable_normal_z.get() as f64
+    }
+
+    fn floor_hit(&self, pos: [f64; 3], floor_dist: f64, point: V3, normal: V3) -> Result<FloorOutcome, FallbackReason> {
+        let walkable_z = self.walkable_z();
+        if (normal[2] - walkable_z).abs() < WALKABLE_Z_BAND {
+            return Err(FallbackReason::PrecisionBudget);
+        }
+        Ok(FloorOutcome::Floor(FloorHit {
+            floor_dist,
+            location: [pos[0], pos[1], pos[2] - floor_dist],
+            impact_point: point,
+            normal,
+            walkable: normal[2] >= walkable_z,
+        }))
+    }
+
+    fn find_floor_line(&self, pos: [f64; 3], down_cm: f64, agent: Agent) -> Result<FloorOutcome, FallbackReason> {
+        let Some(f) = self.home_frame(pos)? else {
+            return Ok(FloorOutcome::NoFloor);
+        };
+        let (x, y) = (pos[0] - f.origin[0], pos[1] - f.origin[1]);
+        let bottom = pos[2] - agent.half_height_cm - f.origin[2];
+        let top = bottom + LINE_TRACE_ABOVE_CM;
+        let lo = bottom - down_cm;
+        let q = f.query_box([x, y, lo - 1.0], [x, y, top + 1.0]);
+        let mut hits = Hits::new();
+        let mut corrupt = false;
+        walk_result(visit(f.tile.piece_bvh, &q, |word| {
+            let Some(g) = f.tile.piece(word).and_then(|(h, v)| PieceGeom::load(h, v)) else {
+                corrupt = true;
                 return false;
             };
-            let side = point_in_piece(verts, lx, ly);
-            if side == Side::Outside {
-                return true;
+            let z = g.a * x + g.b * y + g.k;
+            match g.side(x, y) {
+                Side::Outside => {}
+                Side::Inside => hits.push(Cand {
+                    t: top - z,
+                    err: g.z_err,
+                    point: [x, y, z],
+                    normal: g.normal(),
+                }),
+                Side::Band => hits.undecided(top - z - g.z_err),
             }
-            let (a, b, c) = (
-                header.plane_a.get() as f64,
-                header.plane_b.get() as f64,
-                header.plane_c.get() as f64,
-            );
-            let z = a * lx + b * ly + c;
-            let err = header.z_err_cm.get() as f64 + Z_MARGIN_CM;
-            if !err.is_finite() || !z.is_finite() {
-                undecided = true;
+            true
+        }))?;
+        walk_result(visit(f.tile.blocker_bvh, &q, |i| {
+            let Some(b) = f.tile.blockers.get(i as usize) else {
+                corrupt = true;
                 return false;
-            }
-            if z - err > ztop || z + err < zlo {
-                return true; // certainly outside the window
-            }
-            if z + err > ztop || z - err < zlo {
-                undecided = true; // straddles a window end
-                return false;
-            }
-            let n = unit_normal(a, b);
-            match side {
-                Side::Inside => match best {
-                    Some((bz, berr, bn)) if (z - bz).abs() <= err + berr + SAME_Z_CM => {
-                        if !same_normal(n, bn) {
-                            undecided = true;
-                            return false;
-                        }
-                        if z > bz {
-                            best = Some((z, err, n));
-                        }
-                    }
-                    Some((bz, _, _)) if bz > z => {}
-                    _ => best = Some((z, err, n)),
-                },
+            };
+            let tri = load_blocker(b);
+            match (triangle_side(&tri, x, y), triangle_plane(&tri)) {
+                (Side::Outside, _) => {}
+                (Side::Inside, Some((normal, a, b, k))) => {
+                    let z = a * x + b * y + k;
+                    hits.push(Cand {
+                        t: top - z,
+                        err: VERTEX_Z_ERR_CM + (a * a + b * b).sqrt() * VERTEX_XY_ERR_CM,
+                        point: [x, y, z],
+                        normal,
+                    });
+                }
                 _ => {
-                    if bands == band_hits.len() {
-                        undecided = true;
-                        return false;
-                    }
-                    band_hits[bands] = (z, err, n);
-                    bands += 1;
+                    let z_hi = tri[0][2].max(tri[1][2]).max(tri[2][2]);
+                    hits.undecided(top - z_hi - VERTEX_Z_ERR_CM);
                 }
             }
             true
-        });
-        match walk {
-            Err(Walk::Corrupt) => return FloorOutcome::Fallback(MissingData),
-            Err(Walk::TooDeep) => return FloorOutcome::Fallback(BudgetExceeded),
-            Ok(()) => {}
+        }))?;
+        if corrupt {
+            return Err(FallbackReason::MissingData);
         }
-        if undecided {
-            return FloorOutcome::Fallback(PrecisionBudget);
+        let Some(c) = hits.decide(0.0, top - lo)? else {
+            return Ok(FloorOutcome::NoFloor);
+        };
+        let z = top - c.t;
+        self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], c.normal)
+    }
+
+    fn find_floor_capsule(&self, pos: [f64; 3], down_cm: f64, agent: Agent) -> Result<FloorOutcome, FallbackReason> {
+        let r = agent.radius_cm;
+        if r > self.bake_params().max_agent_radius_cm.get() as f64 {
+            return Err(FallbackReason::BudgetExceeded);
         }
-        // A piece whose edge passes (almost) through the point decides
-        // nothing unless it is the same surface as the floor found inside.
-        for &(z, err, n) in &band_hits[..bands] {
-            match best {
-                Some((bz, berr, _)) if z + err < bz - berr - SAME_Z_CM => {}
-                Some((bz, berr, bn)) if (z - bz).abs() <= err + berr + SAME_Z_CM && same_normal(n, bn) => {}
-                _ => return FloorOutcome::Fallback(PrecisionBudget),
+        let Some(f) = self.home_frame(pos)? else {
+            return Ok(FloorOutcome::NoFloor);
+        };
+        let half_seg = agent.half_height_cm - r;
+        let c = [
+            pos[0] - f.origin[0],
+            pos[1] - f.origin[1],
+            pos[2] - half_seg - f.origin[2],
+        ];
+        let top_z = c[2] + 2.0 * half_seg;
+        let m = 1.0;
+        let q = f.query_box(
+            [c[0] - r - m, c[1] - r - m, c[2] - down_cm - r - m],
+            [c[0] + r + m, c[1] + r + m, top_z + r + m],
+        );
+        let mut hits = Hits::new();
+        let mut overlap = false;
+        let mut corrupt = false;
+
+        // Overlap of the capsule at its start with a triangle.
+        let mut check_overlap = |tri: [V3; 3], band: f64, hits: &mut Hits| {
+            // Cheap rejection: a box gap larger than the radius.
+            let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
+            let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));
+            let gap = |v: f64, a: f64, b: f64| (a - v).max(v - b).max(0.0);
+            let gz = (lo[2] - top_z).max(c[2] - hi[2]).max(0.0);
+            let (gx, gy) = (gap(c[0], lo[0], hi[0]), gap(c[1], lo[1], hi[1]));
+            if gx * gx + gy * gy + gz * gz > (r + band) * (r + band) {
+                return;
             }
-        }
-
-        // Anything the file does not hold as a piece, between the floor (or
-        // the window bottom) and the window top, might be hit first.
-        let floor_lo = best.map_or(zlo, |(z, err, _)| z - err - SAME_Z_CM);
-        if let Some(reason) = blockers_in_column(&tile, lx, ly, floor_lo, ztop, &quant) {
-            return FloorOutcome::Fallback(reason);
-        }
-
-        let Some((z, _, normal)) = best else {
-            return FloorOutcome::NoFloor;
+            let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
+            if d < r - band {
+                overlap = true;
+            } else if d <= r + band {
+                hits.undecided(f64::NEG_INFINITY);
+            }
         };
-        let walkable_z = self.bake_params().walkable_normal_z.get() as f64;
-        if (normal[2] - walkable_z).abs() < WALKABLE_Z_BAND {
-            return FloorOutcome::Fallback(PrecisionBudget);
+
+        walk_result(visit(f.tile.piece_bvh, &q, |word| {
+            let Some(g) = f.tile.piece(word).and_then(|(h, v)| PieceGeom::load(h, v)) else {
+                corrupt = true;
+                return false;
+            };
+            let band = VERTEX_XY_ERR_CM + g.z_err + Z_MARGIN_CM;
+            for i in 1..g.n - 1 {
+                check_overlap([g.v[0], g.v[i], g.v[i + 1]], band, &mut hits);
+            }
+            let normal = g.normal();
+            let face = sphere_down_plane(c, r, g.a, g.b, g.k);
+            match g.side(face.point[0], face.point[1]) {
+                Side::Outside => {}
+                Side::Inside => hits.push(Cand {
+                    t: face.t,
+                    err: g.z_err,
+                    point: face.point,
+                    normal,
+                }),
+                Side::Band => hits.undecided(face.t - g.z_err),
+            }
+            // Every edge and vertex, shared ones too: two pieces of one patch
+            // may meet at a slight crease, where the edge is the first
+            // contact and neither face's contact point lies inside its piece.
+            for i in 0..g.n {
+                if let Some(e) = sphere_down_segment(c, r, g.v[i], g.v[(i + 1) % g.n]) {
+                    hits.push(edge_cand(c, r, e, g.z_err));
+                }
+                if let Some(e) = sphere_down_point(c, r, g.v[i]) {
+                    hits.push(edge_cand(c, r, e, g.z_err));
+                }
+            }
+            true
+        }))?;
+        walk_result(visit(f.tile.blocker_bvh, &q, |i| {
+            let Some(b) = f.tile.blockers.get(i as usize) else {
+                corrupt = true;
+                return false;
+            };
+            let tri = load_blocker(b);
+            check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+            if let Some((normal, a, bb, k)) = triangle_plane(&tri) {
+                let face = sphere_down_plane(c, r, a, bb, k);
+                let err = VERTEX_Z_ERR_CM + (a * a + bb * bb).sqrt() * VERTEX_XY_ERR_CM;
+                match triangle_side(&tri, face.point[0], face.point[1]) {
+                    Side::Outside => {}
+                    Side::Inside => hits.push(Cand {
+                        t: face.t,
+                        err,
+                        point: face.point,
+                        normal,
+                    }),
+                    Side::Band => hits.undecided(face.t - err),
+                }
+            }
+            for k in 0..3 {
+                if let Some(e) = sphere_down_segment(c, r, tri[k], tri[(k + 1) % 3]) {
+                    hits.push(edge_cand(c, r, e, VERTEX_Z_ERR_CM));
+                }
+                if let Some(e) = sphere_down_point(c, r, tri[k]) {
+                    hits.push(edge_cand(c, r, e, VERTEX_Z_ERR_CM));
+                }
+            }
+            true
+        }))?;
+        if corrupt {
+            return Err(FallbackReason::MissingData);
         }
-        let z_world = z + origin[2];
-        let floor_dist = bottom - z_world;
-        FloorOutcome::Floor(FloorHit {
-            floor_dist,
-            location: [pos[0], pos[1], pos[2] - floor_dist],
-            impact_point: [pos[0], pos[1], z_world],
-            normal,
-            walkable: normal[2] >= walkable_z,
-        })
+        if overlap {
+            return Err(FallbackReason::InitialOverlap);
+        }
+        let Some(best) = hits.decide(0.0, down_cm)? else {
+            return Ok(FloorOutcome::NoFloor);
+        };
+        self.floor_hit(pos, best.t, f.to_world(best.point), best.normal)
     }
 }
 
-fn query_box(lx: f64, ly: f64, zlo: f64, zhi: f64, quant: &TileQuant) -> QBox {
-    QBox::new(
-        [TileQuant::xy_query(lx), TileQuant::xy_query(ly), quant.z_query(zlo)],
-        [TileQuant::xy_query(lx), TileQuant::xy_query(ly), quant.z_query(zhi)],
-    )
-}
-
-fn unit_normal(a: f64, b: f64) -> [f64; 3] {
-    let len = (a * a + b * b + 1.0).sqrt();
-    [-a / len, -b / len, 1.0 / len]
-}
-
-fn same_normal(n: [f64; 3], m: [f64; 3]) -> bool {
-    (0..3).all(|k| (n[k] - m[k]).abs() <= SAME_NORMAL)
-}
-
-/// Classifies `(lx, ly)` (tile-relative cm) against a CCW convex piece.
-#[inline]
-fn point_in_piece(verts: &[walksurf_format::VertexFixed], lx: f64, ly: f64) -> Side {
-    if verts.len() < 3 {
-        return Side::Outside;
-    }
-    let (qx, qy) = (lx * VERTEX_STEPS_PER_CM, ly * VERTEX_STEPS_PER_CM);
-    let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
-    let mut side = Side::Inside;
-    let mut prev = verts[verts.len() - 1];
-    for v in verts {
-        let (ax, ay) = (prev.x.get() as f64, prev.y.get() as f64);
-        let (bx, by) = (v.x.get() as f64, v.y.get() as f64);
-        let (ex, ey) = (bx - ax, by - ay);
-        let len = (ex * ex + ey * ey).sqrt();
-        // Signed distance (fixed-point units), positive on the left (inside).
-        let d = if len > 0.0 {
-            (ex * (qy - ay) - ey * (qx - ax)) / len
+/// An edge or vertex contact with its error bound: vertical error of the
+/// stored geometry plus its horizontal error magnified by the slope of the
+/// contact normal (a grazing contact is imprecise).
+fn edge_cand(c: V3, r: f64, e: Contact, z_err: f64) -> Cand {
+    let centre = [c[0], c[1], c[2] - e.t];
+    let n = scale(sub(centre, e.point), 1.0 / r);
+    let h = (n[0] * n[0] + n[1] * n[1]).sqrt();
+    let err = z_err
+        + if n[2] > 1e-9 {
+            VERTEX_XY_ERR_CM * h / n[2]
         } else {
-            0.0
+            f64::INFINITY
         };
-        if d < -band {
-            return Side::Outside;
-        }
-        if d <= band {
-            side = Side::Band;
-        }
-        prev = *v;
-    }
-    side
-}
-
-/// `Some(reason)` if a blocker's footprint (plus the band) contains the point
-/// and its z band meets `[zlo, zhi]` (tile-relative).
-fn blockers_in_column(
-    tile: &TileView,
-    lx: f64,
-    ly: f64,
-    zlo: f64,
-    zhi: f64,
-    quant: &TileQuant,
-) -> Option<FallbackReason> {
-    let q = query_box(lx, ly, zlo - 1.0, zhi + 1.0, quant);
-    let mut found = None;
-    let walk = visit(tile.blocker_bvh, &q, |i| {
-        let Some(b) = tile.blockers.get(i as usize) else {
-            found = Some(FallbackReason::MissingData);
-            return false;
-        };
-        let bz_lo = b.z_min.get() as f64 / VERTEX_STEPS_PER_CM;
-        let bz_hi = b.z_max.get() as f64 / VERTEX_STEPS_PER_CM;
-        if bz_hi < zlo - Z_MARGIN_CM || bz_lo > zhi + Z_MARGIN_CM {
-            return true;
-        }
-        if footprint_contains(b, lx, ly) {
-            found = Some(FallbackReason::UncollectedSurface);
-            return false;
-        }
-        true
-    });
-    match walk {
-        Err(Walk::Corrupt) => Some(FallbackReason::MissingData),
-        Err(Walk::TooDeep) => Some(FallbackReason::BudgetExceeded),
-        Ok(()) => found,
+    Cand {
+        t: e.t,
+        err,
+        point: e.point,
+        normal: n,
     }
 }
 
-/// Whether the blocker's XY footprint, grown by the edge band, contains the
-/// point. Works for footprints of either orientation and for degenerate
-/// (vertical) ones.
-fn footprint_contains(b: &Blocker, lx: f64, ly: f64) -> bool {
-    let p = [lx * VERTEX_STEPS_PER_CM, ly * VERTEX_STEPS_PER_CM];
-    let v = b.xy.map(|c| [c[0].get() as f64, c[1].get() as f64]);
-    let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
-    let cross = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-    let s = [cross(v[0], v[1], p), cross(v[1], v[2], p), cross(v[2], v[0], p)];
-    if s.iter().all(|&x| x >= 0.0) || s.iter().all(|&x| x <= 0.0) {
-        return true;
-    }
-    (0..3).any(|k| dist_to_segment(p, v[k], v[(k + 1) % 3]) <= band)
-}
-
-fn dist_to_segment(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-    let len2 = ex * ex + ey * ey;
-    let t = if len2 > 0.0 {
-        (((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let (dx, dy) = (a[0] + t * ex - p[0], a[1] + t * ey - p[1]);
-    (dx * dx + dy * dy).sqrt()
-}
-
+/// Sweeps are not answered by this runtime version yet.
 impl Surface {
     /// Sweeps the capsule from `pos` by `(dx, dy, 0)`. This runtime version
     /// does not answer sweeps yet: every valid query returns

@@ -19,6 +19,7 @@
 //! `Surface` over the old file keeps answering from the old generation.
 
 mod bvh;
+mod contact;
 mod find_floor;
 mod query;
 mod tolerance;

@@ -41,19 +41,26 @@ pub struct IngestReport {
 
 /// Reads `path` (format from its extension) into a [`Mesh`].
 pub fn ingest(path: &Path, config: &BakeConfig) -> Result<(Mesh, IngestReport), BakeError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase())
-        .unwrap_or_default();
+    if !matches!(extension(path).as_str(), "gltf" | "glb" | "obj") {
+        return Err(BakeError::UnknownFormat {
+            path: path.to_path_buf(),
+        });
+    }
     let bytes = std::fs::read(path).map_err(|source| BakeError::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    ingest_bytes(path, &bytes, config)
+}
+
+/// [`ingest`] of bytes already read from `path`. `path` gives the format
+/// (its extension), names the input in errors, and is where a glTF's
+/// external buffers are looked for (next to it).
+pub fn ingest_bytes(path: &Path, bytes: &[u8], config: &BakeConfig) -> Result<(Mesh, IngestReport), BakeError> {
     let mut soup = Soup::new(path, config)?;
-    match ext.as_str() {
-        "gltf" | "glb" => read_gltf(path, &bytes, config, &mut soup)?,
-        "obj" => read_obj(path, &bytes, &mut soup)?,
+    match extension(path).as_str() {
+        "gltf" | "glb" => read_gltf(path, bytes, config, &mut soup)?,
+        "obj" => read_obj(path, bytes, &mut soup)?,
         _ => {
             return Err(BakeError::UnknownFormat {
                 path: path.to_path_buf(),
@@ -61,6 +68,13 @@ pub fn ingest(path: &Path, config: &BakeConfig) -> Result<(Mesh, IngestReport), 
         }
     }
     soup.finish()
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Triangles as read, before welding.
@@ -92,21 +106,24 @@ impl Soup {
         })
     }
 
-    /// Converts an input position (already transformed) to Z-up cm.
-    fn convert(&self, p: [f64; 3], loc: &dyn Fn() -> Location) -> Result<[f64; 3], BakeError> {
+    /// Converts an input position (already transformed) to Z-up cm. The
+    /// error is a message: the caller knows where the position came from.
+    fn convert(&self, p: [f64; 3]) -> Result<[f64; 3], String> {
         let s = self.cm_per_unit;
         let q = match self.up {
             UpAxis::Y => [p[0] * s, -p[2] * s, p[1] * s],
             UpAxis::Z => [p[0] * s, p[1] * s, p[2] * s],
         };
         if q.iter().any(|v| !v.is_finite()) {
-            return Err(BakeError::input(&self.path, loc(), "position is NaN or infinite"));
+            return Err(if p.iter().all(|v| v.is_finite()) {
+                "position is NaN or infinite after the node transform and scale".to_owned()
+            } else {
+                "position is NaN or infinite".to_owned()
+            });
         }
         if q.iter().any(|v| v.abs() > MAX_COORD_CM) {
-            return Err(BakeError::input(
-                &self.path,
-                loc(),
-                format!("position {q:?} cm is beyond the format's range of ±{MAX_COORD_CM} cm (check --scale)"),
+            return Err(format!(
+                "position {q:?} cm is beyond the format's range of ±{MAX_COORD_CM} cm (check --scale)"
             ));
         }
         // -0.0 and 0.0 must weld.
@@ -124,10 +141,18 @@ impl Soup {
 
     fn finish(mut self) -> Result<(Mesh, IngestReport), BakeError> {
         if self.positions.is_empty() {
+            let why = match (&self.report, self.report.excluded.first()) {
+                (r, _) if r.non_triangle_primitives > 0 => format!(
+                    "the only primitives ({}) are points or lines",
+                    r.non_triangle_primitives
+                ),
+                (_, Some(first)) => format!("everything is excluded from collision ({first}, …)"),
+                _ => "the input holds no faces".to_owned(),
+            };
             return Err(BakeError::input(
                 &self.path,
                 Location::File,
-                "no triangles to bake (the scene is empty, excluded, or has only points/lines)",
+                format!("no triangles to bake: {why}"),
             ));
         }
         let (unique, remap) = meshopt::generate_vertex_remap(&self.positions, None);
@@ -229,6 +254,7 @@ fn det3(m: &Mat4) -> f64 {
 
 fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) -> Result<(), BakeError> {
     let file_err = |m: String| BakeError::input(path, Location::File, m);
+    check_glb_length(bytes).map_err(file_err)?;
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| file_err(format!("invalid glTF: {e}")))?;
     let buffers = load_buffers(path, &gltf)?;
 
@@ -245,6 +271,10 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
             .ok_or_else(|| file_err("the file has no scene".into()))?,
     };
 
+    if scene.nodes().len() == 0 {
+        return Err(file_err(format!("scene {} has no nodes", scene.index())));
+    }
+
     let identity: Mat4 = [
         [1.0, 0.0, 0.0, 0.0],
         [0.0, 1.0, 0.0, 0.0],
@@ -255,9 +285,22 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
     let mut stack: Vec<(gltf::Node, Mat4, Flags, usize)> =
         scene.nodes().map(|n| (n, identity, Flags::default(), 0)).collect();
     stack.reverse();
+    // glTF node hierarchies are disjoint trees: a node reached twice is a
+    // cycle or a shared child, which could otherwise multiply the work
+    // without bound.
+    let mut visited = vec![false; gltf.nodes().len()];
     while let Some((node, parent, parent_flags, depth)) = stack.pop() {
         if depth > 256 {
             return Err(file_err("node hierarchy deeper than 256 (a cycle?)".into()));
+        }
+        match visited.get_mut(node.index()) {
+            Some(seen) if !*seen => *seen = true,
+            _ => {
+                return Err(file_err(format!(
+                    "node {} is reached twice: the node hierarchy is not a tree",
+                    node.index()
+                )));
+            }
         }
         let local = node.transform().matrix().map(|c| c.map(f64::from));
         let world = mat_mul(&parent, &local);
@@ -308,7 +351,7 @@ fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeErro
             }
             gltf::buffer::Source::Uri(uri) => {
                 let file = path.parent().unwrap_or(Path::new(".")).join(uri);
-                std::fs::read(&file).map_err(|e| {
+                read_buffer_file(&file, buffer.length()).map_err(|e| {
                     BakeError::input(path, loc(), format!("cannot read buffer file {}: {e}", file.display()))
                 })?
             }
@@ -323,6 +366,57 @@ fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeErro
         out.push(data);
     }
     Ok(out)
+}
+
+/// A GLB whose header or chunk headers declare more bytes than the file
+/// holds is truncated; say so instead of the parser's generic message.
+fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
+    let u32_at = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| u32::from_le_bytes(b) as usize)
+    };
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    let truncated = |what: &str, need: usize| {
+        Err(format!(
+            "GLB is truncated: {what} needs {need} bytes, the file has {}",
+            bytes.len()
+        ))
+    };
+    let total = match u32_at(8) {
+        None => return truncated("the 12-byte header", 12),
+        Some(total) if total > bytes.len() => return truncated("the header's length field", total),
+        Some(total) => total,
+    };
+    // Chunks: [length u32][type u32][data], from byte 12 to `total`.
+    let mut at = 12usize;
+    while at < total {
+        let Some(len) = u32_at(at) else {
+            return truncated("a chunk header", at + 8);
+        };
+        let end = at.saturating_add(8).saturating_add(len);
+        if end > bytes.len() {
+            return truncated(&format!("the chunk at byte {at}"), end);
+        }
+        at = end;
+    }
+    Ok(())
+}
+
+/// Reads an external buffer: a regular file, at most `declared` bytes of it
+/// (a longer file's tail is not part of the buffer).
+fn read_buffer_file(file: &Path, declared: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(file)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut data = Vec::new();
+    f.take(declared as u64).read_to_end(&mut data)?;
+    Ok(data)
 }
 
 fn read_primitive(
@@ -364,17 +458,41 @@ fn read_primitive(
             return Err(BakeError::input(path, loc(), "accessor has no buffer view"));
         };
         let stride = view.stride().unwrap_or(acc.size());
-        let need = if acc.count() == 0 {
-            0
-        } else {
-            acc.offset() + stride * (acc.count() - 1) + acc.size()
+        // Checked: the counts come from the file.
+        let need = match acc.count().checked_sub(1) {
+            None => Some(0),
+            Some(last) => stride
+                .checked_mul(last)
+                .and_then(|n| n.checked_add(acc.offset()))
+                .and_then(|n| n.checked_add(acc.size())),
         };
         let buf_len = buffers.get(view.buffer().index()).map_or(0, Vec::len);
-        if view.offset() + view.length() > buf_len || need > view.length() {
+        let view_end = view.offset().checked_add(view.length());
+        if view_end.is_none_or(|end| end > buf_len) {
             return Err(BakeError::input(
                 path,
                 loc(),
-                format!("accessor {} reaches past the end of its buffer", acc.index()),
+                format!(
+                    "buffer view {} (bytes {}..+{}) reaches past the end of buffer {} ({buf_len} bytes)",
+                    view.index(),
+                    view.offset(),
+                    view.length(),
+                    view.buffer().index()
+                ),
+            ));
+        }
+        if need.is_none_or(|need| need > view.length()) {
+            return Err(BakeError::input(
+                path,
+                loc(),
+                format!(
+                    "accessor {} ({} elements of {} bytes) reaches past the end of its buffer view {} ({} bytes)",
+                    acc.index(),
+                    acc.count(),
+                    acc.size(),
+                    view.index(),
+                    view.length()
+                ),
             ));
         }
     }
@@ -395,8 +513,11 @@ fn read_primitive(
         ));
     }
     let mut world_pos = Vec::with_capacity(positions.len());
-    for p in &positions {
-        world_pos.push(soup.convert(transform(world, *p), &loc)?);
+    for (i, p) in positions.iter().enumerate() {
+        let q = soup
+            .convert(transform(world, *p))
+            .map_err(|m| BakeError::input(path, loc(), format!("vertex {i} {p:?}: {m}")))?;
+        world_pos.push(q);
     }
     let flip = det3(world) < 0.0;
     let mut emit = |a: u32, b: u32, c: u32| {
@@ -447,8 +568,10 @@ fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError>
         let mut pos = Vec::with_capacity(nverts);
         for p in m.positions.chunks_exact(3) {
             let p = [p[0], p[1], p[2]];
-            let line_loc = || obj_vertex_line(bytes, p).unwrap_or_else(loc);
-            pos.push(soup.convert(p, &line_loc)?);
+            let q = soup
+                .convert(p)
+                .map_err(|m| BakeError::input(path, obj_vertex_line(bytes, p).unwrap_or_else(loc), m))?;
+            pos.push(q);
         }
         for t in m.indices.chunks_exact(3) {
             let [a, b, c] = [t[0], t[1], t[2]].map(|i| pos.get(i as usize).copied());

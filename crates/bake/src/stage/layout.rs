@@ -139,13 +139,13 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             .map(|v| [v[0] - origin[0], v[1] - origin[1], v[2] - z_origin]);
         let lo = [0, 1, 2].map(|k| rel[0][k].min(rel[1][k]).min(rel[2][k]));
         let hi = [0, 1, 2].map(|k| rel[0][k].max(rel[1][k]).max(rel[2][k]));
-        let z_min = (lo[2] * walksurf_format::VERTEX_STEPS_PER_CM).floor() as i32;
-        let z_max = (hi[2] * walksurf_format::VERTEX_STEPS_PER_CM).ceil() as i32;
         blockers.push(Blocker {
-            xy: rel.map(|v| [to_fixed(v[0]).into(), to_fixed(v[1]).into()]),
-            z_min: z_min.into(),
-            z_max: z_max.into(),
+            v: rel.map(|p| p.map(|c| to_fixed(c).into())),
+            flags: b.flags.into(),
         });
+        // The box must hold the stored (rounded) vertices as well.
+        let slack = 1.0 / walksurf_format::VERTEX_STEPS_PER_CM;
+        let (lo, hi) = (lo.map(|v| v - slack), hi.map(|v| v + slack));
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
     }
     let blocker_bvh = build_bvh(&mut bitems, &quant);

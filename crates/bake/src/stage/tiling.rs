@@ -1,12 +1,13 @@
 //! Stage 4 (provisional), tiling: triangles → per-tile convex pieces and
 //! blockers.
 //!
-//! Each walkable triangle is clipped (Sutherland–Hodgman) to the square of
-//! every tile it overlaps; the clipped polygon, quantised to vertex fixed
-//! point and kept strictly convex, is one piece carrying the triangle's own
-//! plane. Every other triangle — and any walkable triangle that cannot be
-//! represented exactly — becomes a blocker of every tile whose square plus
-//! halo it overlaps. A tile's content is a pure function of the bake
+//! Each walkable triangle is clipped (Sutherland–Hodgman) to the square plus
+//! halo of every tile it overlaps; the clipped polygon, quantised to vertex
+//! fixed point and kept strictly convex, is one piece carrying the
+//! triangle's own plane. Every other triangle — and any walkable triangle
+//! that cannot be represented exactly — becomes a blocker of every tile whose
+//! square plus halo it overlaps. So a query whose reach stays within the halo
+//! of its tile needs that one tile only. A tile's content is a pure function of the bake
 //! parameters and of the set of triangles overlapping it (tile locality):
 //! triangles are put in a canonical order before anything else.
 //!
@@ -17,6 +18,7 @@ use crate::stage::classify::{Classes, TriClass};
 use crate::stage::coplanar_merge::{Patches, coplanar_merge};
 use crate::stage::ingest::Mesh;
 use crate::tolerance::MAX_CONVEXITY_FIX_CM;
+use rayon::prelude::*;
 use walksurf_format::{TILE_SIZE_CM, VERTEX_STEPS_PER_CM, to_fixed};
 
 /// One convex piece of a tile, in tile-relative fixed point.
@@ -39,6 +41,8 @@ pub struct Piece {
 pub struct BlockerTri {
     /// World cm.
     pub vertices: [[f64; 3]; 3],
+    /// `walksurf_format::blocker_flags`.
+    pub flags: u32,
 }
 
 /// Everything one tile holds, before layout.
@@ -63,28 +67,104 @@ fn tile_range(lo: [f64; 2], hi: [f64; 2]) -> ([i32; 2], [i32; 2]) {
     ([t(lo[0]), t(lo[1])], [t(hi[0]), t(hi[1])])
 }
 
-/// Groups triangles by the tiles they overlap. Returns `(tile, triangles)`
-/// sorted by tile `(y, x)`; triangles in canonical order.
+/// Groups triangles by the tiles they overlap, then puts each tile's
+/// triangles in [`canonical_order`]. Returns `(tile, triangles)` sorted by
+/// tile `(y, x)`.
 pub fn assign_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
+    let mut out = group_tiles(mesh, classes, config);
+    out.par_iter_mut().for_each(|(_, list)| canonical_order(mesh, list));
+    out
+}
+
+/// Groups triangles by the tiles they overlap. Returns `(tile, triangles)`
+/// sorted by tile `(y, x)`; triangles in input order (not yet canonical).
+///
+/// A counting sort over the tile grid when the grid is small next to the
+/// number of (tile, triangle) pairs, a comparison sort otherwise: linear
+/// in the pairs either way but for the sort's `log`.
+pub fn group_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
     let halo = config.tile_halo_cm();
+    let ranges: Vec<([i32; 2], [i32; 2])> = mesh
+        .triangles
+        .par_iter()
+        .enumerate()
+        .map(|(t, tri)| {
+            let v = tri.map(|i| mesh.vertices[i as usize]);
+            let pad = if classes.class[t] == TriClass::Walkable {
+                0.0
+            } else {
+                halo
+            };
+            let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]) - pad);
+            let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]) + pad);
+            tile_range(lo, hi)
+        })
+        .collect();
+    let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
+    let mut pair_count: u64 = 0;
+    for (a, b) in &ranges {
+        for k in 0..2 {
+            lo[k] = lo[k].min(a[k] as i64);
+            hi[k] = hi[k].max(b[k] as i64);
+        }
+        pair_count += (b[0] as i64 - a[0] as i64 + 1) as u64 * (b[1] as i64 - a[1] as i64 + 1) as u64;
+    }
+    if ranges.is_empty() {
+        return Vec::new();
+    }
+    let width = (hi[0] - lo[0] + 1) as u64;
+    let slots = width.saturating_mul((hi[1] - lo[1] + 1) as u64);
+    if slots > pair_count.max(1 << 16).saturating_mul(4) {
+        return group_tiles_sorted(&ranges);
+    }
+    // Counting sort: slot = row-major (y outer) position in the grid, so
+    // slots come in (y, x) order and each slot's triangles in input order.
+    let slot = |tx: i32, ty: i32| ((ty as i64 - lo[1]) as u64 * width + (tx as i64 - lo[0]) as u64) as usize;
+    let mut start = vec![0u32; slots as usize + 1];
+    for (a, b) in &ranges {
+        for ty in a[1]..=b[1] {
+            for tx in a[0]..=b[0] {
+                start[slot(tx, ty) + 1] += 1;
+            }
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut fill = start.clone();
+    let mut items = vec![0u32; pair_count as usize];
+    for (t, (a, b)) in ranges.iter().enumerate() {
+        for ty in a[1]..=b[1] {
+            for tx in a[0]..=b[0] {
+                let s = slot(tx, ty);
+                items[fill[s] as usize] = t as u32;
+                fill[s] += 1;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for s in 0..slots as usize {
+        let (a, b) = (start[s] as usize, start[s + 1] as usize);
+        if a < b {
+            let tx = (lo[0] + (s as u64 % width) as i64) as i32;
+            let ty = (lo[1] + (s as u64 / width) as i64) as i32;
+            out.push(((tx, ty), items[a..b].to_vec()));
+        }
+    }
+    out
+}
+
+/// [`group_tiles`] by sorting (tile, triangle) pairs: for sparse grids.
+fn group_tiles_sorted(ranges: &[([i32; 2], [i32; 2])]) -> Vec<((i32, i32), Vec<u32>)> {
     let mut pairs: Vec<(i32, i32, u32)> = Vec::new();
-    for (t, tri) in mesh.triangles.iter().enumerate() {
-        let v = tri.map(|i| mesh.vertices[i as usize]);
-        let pad = if classes.class[t] == TriClass::Walkable {
-            0.0
-        } else {
-            halo
-        };
-        let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]) - pad);
-        let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]) + pad);
-        let (a, b) = tile_range(lo, hi);
+    for (t, (a, b)) in ranges.iter().enumerate() {
         for ty in a[1]..=b[1] {
             for tx in a[0]..=b[0] {
                 pairs.push((ty, tx, t as u32));
             }
         }
     }
-    pairs.sort_unstable();
+    pairs.par_sort_unstable();
     let mut out: Vec<((i32, i32), Vec<u32>)> = Vec::new();
     for (ty, tx, t) in pairs {
         match out.last_mut() {
@@ -92,25 +172,89 @@ pub fn assign_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<
             _ => out.push(((tx, ty), vec![t])),
         }
     }
-    for (_, list) in &mut out {
-        list.sort_by(|&a, &b| {
-            canonical_key(mesh, a)
-                .partial_cmp(&canonical_key(mesh, b))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        list.dedup();
-    }
     out
 }
 
-/// A triangle's vertices rotated so the smallest comes first (winding kept):
-/// orders triangles independently of their position in the input.
-fn canonical_key(mesh: &Mesh, t: u32) -> [[f64; 3]; 3] {
-    let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
-    let first = (0..3)
-        .min_by(|&a, &b| v[a].partial_cmp(&v[b]).unwrap_or(std::cmp::Ordering::Equal))
-        .unwrap_or(0);
-    [v[first], v[(first + 1) % 3], v[(first + 2) % 3]]
+/// Sorts a tile's triangles by content, so that the order does not depend
+/// on where they are in the input: by vertex positions rotated so the
+/// smallest comes first (winding kept), then by the stored rotation and the
+/// walkable flag. Only identical triangles keep their input order.
+pub fn canonical_order(mesh: &Mesh, list: &mut Vec<u32>) {
+    let mut keyed: Vec<(CanonicalKey, u32)> = list.iter().map(|&t| (canonical_key(mesh, t), t)).collect();
+    keyed.sort_unstable();
+    *list = keyed.into_iter().map(|(_, t)| t).collect();
+    list.dedup();
+}
+
+/// Vertex coordinates (as [`ordered_bits`]) from the smallest vertex on,
+/// the stored index of that vertex, the walkable flag.
+type CanonicalKey = ([u64; 9], u8, bool);
+
+fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
+    let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize].map(ordered_bits));
+    let first = (0..3).min_by_key(|&k| v[k]).unwrap_or(0);
+    let key = std::array::from_fn(|i| v[(first + i / 3) % 3][i % 3]);
+    (key, first as u8, mesh.walkable_allowed[t as usize])
+}
+
+/// `f64` bits as a `u64` with the same order as the numbers (−0 = +0;
+/// positions are never NaN).
+fn ordered_bits(v: f64) -> u64 {
+    let b = if v == 0.0 { 0.0f64 } else { v }.to_bits();
+    if b >> 63 == 0 { b | 1 << 63 } else { !b }
+}
+
+/// Version of the tile pipeline, mixed into every tile's input hash. Bump it
+/// with every change to what a tile's bytes are for a given input (the
+/// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
+/// that an incremental bake never reuses a tile baked by older code.
+pub const TILE_PIPELINE_VERSION: u32 = 1;
+
+/// The hash of one triangle as a tile's input: its vertices in stored order
+/// (a piece's vertex order and its plane's rounding follow it) and its
+/// walkable flag.
+pub fn triangle_hash(mesh: &Mesh, t: u32) -> u64 {
+    let mut bytes = [0u8; 73];
+    for (k, i) in mesh.triangles[t as usize].into_iter().enumerate() {
+        for (c, v) in mesh.vertices[i as usize].into_iter().enumerate() {
+            let at = 8 * (3 * k + c);
+            bytes[at..at + 8].copy_from_slice(&v.to_bits().to_le_bytes());
+        }
+    }
+    bytes[72] = mesh.walkable_allowed[t as usize] as u8;
+    walksurf_format::hash64(&bytes)
+}
+
+/// The input hash of one tile (stored in its hot record): a hash of the bake
+/// parameters, [`TILE_PIPELINE_VERSION`], the tile's coordinates and the
+/// multiset of its triangles' [`triangle_hash`]es — everything
+/// [`build_tile`] reads, since the [`canonical_order`] of the triangles is a
+/// function of their content. Computable without building the tile, or
+/// sorting its triangles, so an incremental bake can compare it with the
+/// previous file's. `tris` in any order.
+pub fn tile_input_hash(mesh: &Mesh, params_hash: u64, key: (i32, i32), tris: &[u32]) -> u64 {
+    tile_input_hash_with(|t| triangle_hash(mesh, t), params_hash, key, tris)
+}
+
+/// [`tile_input_hash`] with the triangle hashes from `triangle_hash`
+/// (e.g. computed once for the whole mesh).
+pub fn tile_input_hash_with(
+    triangle_hash: impl Fn(u32) -> u64,
+    params_hash: u64,
+    (tile_x, tile_y): (i32, i32),
+    tris: &[u32],
+) -> u64 {
+    let mut hashes: Vec<u64> = tris.iter().map(|&t| triangle_hash(t)).collect();
+    hashes.sort_unstable();
+    let mut bytes = Vec::with_capacity(20 + 8 * hashes.len());
+    bytes.extend_from_slice(&params_hash.to_le_bytes());
+    bytes.extend_from_slice(&TILE_PIPELINE_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&tile_x.to_le_bytes());
+    bytes.extend_from_slice(&tile_y.to_le_bytes());
+    for h in hashes {
+        bytes.extend_from_slice(&h.to_le_bytes());
+    }
+    walksurf_format::hash64(&bytes)
 }
 
 /// Builds one tile's content from its triangles (canonical order).
@@ -119,24 +263,24 @@ pub fn build_tile(
     classes: &Classes,
     config: &BakeConfig,
     params_hash: u64,
+    key: (i32, i32),
+    tris: &[u32],
+) -> TileContent {
+    let input_hash = tile_input_hash(mesh, params_hash, key, tris);
+    build_tile_hashed(mesh, classes, config, input_hash, key, tris)
+}
+
+/// [`build_tile`] with the tile's [`tile_input_hash`] already computed.
+pub fn build_tile_hashed(
+    mesh: &Mesh,
+    classes: &Classes,
+    config: &BakeConfig,
+    input_hash: u64,
     (tile_x, tile_y): (i32, i32),
     tris: &[u32],
 ) -> TileContent {
     let origin = [tile_x as f64 * TILE_SIZE_CM, tile_y as f64 * TILE_SIZE_CM];
     let halo = config.tile_halo_cm();
-
-    let mut hasher_input = Vec::with_capacity(16 + tris.len() * 80);
-    hasher_input.extend_from_slice(&params_hash.to_le_bytes());
-    hasher_input.extend_from_slice(&tile_x.to_le_bytes());
-    hasher_input.extend_from_slice(&tile_y.to_le_bytes());
-    for &t in tris {
-        for v in canonical_key(mesh, t) {
-            for c in v {
-                hasher_input.extend_from_slice(&c.to_bits().to_le_bytes());
-            }
-        }
-        hasher_input.push(mesh.walkable_allowed[t as usize] as u8);
-    }
 
     let Patches {
         patches,
@@ -149,11 +293,10 @@ pub fn build_tile(
     for (pos, &t) in tris.iter().enumerate() {
         let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
         if classes.class[t as usize] == TriClass::Walkable {
-            if let Some(piece) = clip_piece(v, origin, patch_of[pos], interior[pos]) {
+            if let Some(piece) = clip_piece(v, origin, halo, patch_of[pos], interior[pos]) {
                 pieces.push(piece);
                 continue;
             }
-            // Only blockers that overlap the tile itself matter here.
             demoted += 1;
         } else {
             let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]));
@@ -163,7 +306,12 @@ pub fn build_tile(
                 continue;
             }
         }
-        blockers.push(BlockerTri { vertices: v });
+        let flags = match classes.class[t as usize] {
+            TriClass::Walkable => walksurf_format::blocker_flags::DEMOTED_WALKABLE,
+            TriClass::Blocking => walksurf_format::blocker_flags::VERTICAL,
+            TriClass::Collected => 0,
+        };
+        blockers.push(BlockerTri { vertices: v, flags });
     }
     TileContent {
         tile_x,
@@ -172,7 +320,7 @@ pub fn build_tile(
         blockers,
         patch_count: patches.len() as u32,
         max_residual_cm: patches.iter().map(|p| p.residual_cm).fold(0.0, f64::max),
-        input_hash: walksurf_format::hash64(&hasher_input),
+        input_hash,
         demoted_triangles: demoted,
     }
 }
@@ -182,9 +330,9 @@ const CUT: u8 = 3;
 /// Edge label of a merged edge that is (partly) a boundary.
 const BOUNDARY: u8 = 4;
 
-/// Clips a walkable triangle to the tile square and quantises it. `None`
+/// Clips a walkable triangle to the tile square plus halo and quantises it. `None`
 /// when nothing (or nothing representable) is left inside the tile.
-fn clip_piece(v: [[f64; 3]; 3], origin: [f64; 2], patch: u32, interior: u8) -> Option<Piece> {
+fn clip_piece(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64, patch: u32, interior: u8) -> Option<Piece> {
     let rel = v.map(|p| [p[0] - origin[0], p[1] - origin[1], p[2]]);
     // The triangle's own plane, from tile-relative coordinates.
     let n = crate::stage::classify::up_normal(rel[0], rel[1], rel[2]);
@@ -202,12 +350,8 @@ fn clip_piece(v: [[f64; 3]; 3], origin: [f64; 2], patch: u32, interior: u8) -> O
         // Reverse, keeping each edge's label on the vertex it now starts at.
         poly = vec![(poly[0].0, 2), (poly[2].0, 1), (poly[1].0, 0)];
     }
-    for (axis, bound, keep_below) in [
-        (0, 0.0, false),
-        (0, TILE_SIZE_CM, true),
-        (1, 0.0, false),
-        (1, TILE_SIZE_CM, true),
-    ] {
+    let (lo, hi) = (-halo, TILE_SIZE_CM + halo);
+    for (axis, bound, keep_below) in [(0, lo, false), (0, hi, true), (1, lo, false), (1, hi, true)] {
         poly = clip_half_plane(&poly, axis, bound, keep_below);
         if poly.len() < 3 {
             return None;

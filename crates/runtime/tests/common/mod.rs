@@ -1,0 +1,406 @@
+//! Helpers shared by the runtime's oracle tests: the agreement rules of
+//! DESIGN §2 (the same ones `walksurf validate` applies), a tiny level
+//! builder, query generators and the shared-levels locator.
+
+// Each test binary uses a different subset of these helpers.
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use walksurf::{Agent, FloorMode, FloorOutcome, Surface};
+use walksurf_bake::Mesh;
+use walksurf_oracle::corpus::{CorpusQuery, QueryClass};
+use walksurf_oracle::{Oracle, OracleFloor};
+
+/// Largest |floor_dist − oracle| of an answer that agrees (DESIGN §2). [Units: cm]
+pub const MAX_DIST_ERR_CM: f64 = 0.01;
+/// Largest component difference of an agreeing normal (DESIGN §2).
+pub const MAX_NORMAL_ERR: f64 = 1e-3;
+/// The oracle's surface is walkable when its normal z is at least this.
+pub const ORACLE_WALKABLE_Z: f64 = 0.71;
+/// The `down` values every test tries: the default window, none at all, a
+/// short one and the seed's longest. [Units: cm]
+pub const DOWNS_CM: [f64; 4] = [walksurf::DEFAULT_FLOOR_DOWN_CM, 0.0, 10.0, 200.0];
+
+/// One line-trace floor query.
+#[derive(Clone, Copy, Debug)]
+pub struct FloorQuery {
+    /// Capsule centre (cm).
+    pub pos: [f64; 3],
+    /// How far below the capsule bottom to look (cm).
+    pub down_cm: f64,
+    pub agent: Agent,
+}
+
+impl FloorQuery {
+    pub fn new(pos: [f64; 3], down_cm: f64) -> FloorQuery {
+        FloorQuery {
+            pos,
+            down_cm,
+            agent: Agent::DEFAULT,
+        }
+    }
+}
+
+/// How a batch of queries went.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Queries asked.
+    pub n: usize,
+    /// Answers that were not a Fallback.
+    pub answered: usize,
+    /// Answers that were a `Floor`.
+    pub floors: usize,
+    /// Fallbacks by reason.
+    pub fallbacks: BTreeMap<&'static str, usize>,
+    /// Every disagreement with the oracle, described.
+    pub errors: Vec<String>,
+}
+
+impl Tally {
+    pub fn answered_pct(&self) -> f64 {
+        if self.n == 0 {
+            100.0
+        } else {
+            100.0 * self.answered as f64 / self.n as f64
+        }
+    }
+
+    pub fn merge(&mut self, other: &Tally) {
+        self.n += other.n;
+        self.answered += other.answered;
+        self.floors += other.floors;
+        for (k, v) in &other.fallbacks {
+            *self.fallbacks.entry(k).or_default() += v;
+        }
+        self.errors.extend(other.errors.iter().cloned());
+    }
+
+    /// `n, answered %, errors` plus the fallback reasons, for a report line.
+    pub fn summary(&self) -> String {
+        let reasons: Vec<String> = self.fallbacks.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!(
+            "n {:>7}  answered {:>6.2}%  floors {:>7}  errors {}  [{}]",
+            self.n,
+            self.answered_pct(),
+            self.floors,
+            self.errors.len(),
+            reasons.join(", ")
+        )
+    }
+
+    /// Panics listing the first disagreements if there are any.
+    #[track_caller]
+    pub fn assert_no_errors(&self, what: &str) {
+        if self.errors.is_empty() {
+            return;
+        }
+        let shown: Vec<&str> = self.errors.iter().take(12).map(String::as_str).collect();
+        panic!(
+            "{what}: {} of {} answers disagree with the oracle; first ones:\n  {}",
+            self.errors.len(),
+            self.n,
+            shown.join("\n  ")
+        );
+    }
+}
+
+/// Compares one runtime answer with the oracle's (the rules of DESIGN §2, as
+/// `walksurf validate` applies them). `Ok(answered)`; `Err(why)` on a
+/// disagreement. A Fallback always agrees and is not answered.
+pub fn compare_floor(ours: FloorOutcome, truth: OracleFloor) -> Result<bool, String> {
+    match (ours, truth) {
+        (FloorOutcome::Fallback(_), _) => Ok(false),
+        (FloorOutcome::NoFloor, OracleFloor::NoFloor) => Ok(true),
+        (FloorOutcome::Floor(h), OracleFloor::Floor { floor_dist, normal, .. }) => {
+            let err = (h.floor_dist - floor_dist).abs();
+            let nerr = (0..3).map(|k| (h.normal[k] - normal[k]).abs()).fold(0.0, f64::max);
+            let oracle_walkable = normal[2] >= ORACLE_WALKABLE_Z;
+            if !h.normal.iter().chain([&h.floor_dist]).all(|v| v.is_finite()) {
+                Err(format!("non-finite answer {h:?}"))
+            } else if err > MAX_DIST_ERR_CM {
+                Err(format!(
+                    "floor_dist {} vs oracle {floor_dist} (diff {err:.6})",
+                    h.floor_dist
+                ))
+            } else if nerr > MAX_NORMAL_ERR {
+                Err(format!("normal {:?} vs oracle {normal:?}", h.normal))
+            } else if h.walkable != oracle_walkable {
+                Err(format!(
+                    "walkable {} vs oracle {oracle_walkable} (normal z {})",
+                    h.walkable, normal[2]
+                ))
+            } else {
+                Ok(true)
+            }
+        }
+        (ours, truth) => Err(format!("{ours:?} vs oracle {truth:?}")),
+    }
+}
+
+/// Runs every query through the runtime (line-trace mode) and the oracle.
+pub fn compare_line(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery]) -> Tally {
+    let mut t = Tally::default();
+    for q in queries {
+        let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::LineTrace);
+        let truth = oracle.find_floor_line(q.pos, q.agent.half_height_cm, q.down_cm);
+        t.n += 1;
+        match ours {
+            FloorOutcome::Fallback(r) => *t.fallbacks.entry(r.as_str()).or_default() += 1,
+            FloorOutcome::Floor(_) => t.floors += 1,
+            FloorOutcome::NoFloor => {}
+        }
+        match compare_floor(ours, truth) {
+            Ok(answered) => t.answered += answered as usize,
+            Err(why) => {
+                t.answered += 1;
+                t.errors.push(format!(
+                    "pos {:?} down {} H {}: {why}",
+                    q.pos, q.down_cm, q.agent.half_height_cm
+                ));
+            }
+        }
+    }
+    t
+}
+
+/// Corpus queries of one class, each asked with `down_cm` and the default agent.
+pub fn corpus_queries(corpus: &[CorpusQuery], class: QueryClass, down_cm: f64) -> Vec<FloorQuery> {
+    corpus
+        .iter()
+        .filter(|q| q.class == class)
+        .map(|q| FloorQuery::new(q.pos, down_cm))
+        .collect()
+}
+
+/// Heights (world cm, highest first) of every surface the oracle's vertical
+/// line meets at `(x, y)` between `z_hi` and `z_lo`; at most `max` of them.
+pub fn column_heights(oracle: &Oracle, x: f64, y: f64, z_hi: f64, z_lo: f64, max: usize) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut top = z_hi;
+    while out.len() < max && top > z_lo {
+        // Half-height 0: the window is [top − 2 − down, top].
+        match oracle.find_floor_line([x, y, top - 2.0], 0.0, top - 2.0 - z_lo) {
+            OracleFloor::Floor { impact_point, .. } => {
+                out.push(impact_point[2]);
+                // Step clearly below this surface (and any exact duplicate).
+                top = impact_point[2] - 1e-3;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Capsule-bottom heights relative to a surface that probe both ends of the
+/// window `[bottom − down, bottom + 2]` and the usual hover. [Units: cm]
+pub const BOTTOM_OFFSETS_CM: [f64; 22] = [
+    -30.0, -2.01, -2.0, -1.995, -1.0, -0.004, 0.0, 0.004, 1.0, 2.15, 9.99, 10.0, 10.01, 25.0, 47.39, 47.4, 47.41,
+    120.0, 199.99, 200.0, 200.01, 260.0,
+];
+
+/// Queries down the vertical line at `(x, y)`: for every surface the oracle
+/// finds there between `z_lo − 300` and `z_hi + 300`, capsule bottoms at
+/// [`BOTTOM_OFFSETS_CM`] above it, plus bottoms above, below and between
+/// everything; each with every `down` of [`DOWNS_CM`] and the default agent.
+pub fn column_queries(oracle: &Oracle, x: f64, y: f64, z_lo: f64, z_hi: f64, out: &mut Vec<FloorQuery>) {
+    let h = Agent::DEFAULT.half_height_cm;
+    let surfaces = column_heights(oracle, x, y, z_hi + 300.0, z_lo - 300.0, 8);
+    let mut bottoms = vec![z_hi + 50.0, z_lo - 50.0, 0.5 * (z_lo + z_hi)];
+    for z in &surfaces {
+        bottoms.extend(BOTTOM_OFFSETS_CM.iter().map(|o| z + o));
+    }
+    for b in bottoms {
+        for down in DOWNS_CM {
+            out.push(FloorQuery::new([x, y, b + h], down));
+        }
+    }
+}
+
+/// [`column_queries`] over an `nx × ny` grid spanning `[lo, hi]` in XY.
+pub fn grid_queries(oracle: &Oracle, lo: [f64; 3], hi: [f64; 3], nx: usize, ny: usize) -> Vec<FloorQuery> {
+    let mut out = Vec::new();
+    for i in 0..nx {
+        for j in 0..ny {
+            let x = lo[0] + (hi[0] - lo[0]) * i as f64 / (nx - 1).max(1) as f64;
+            let y = lo[1] + (hi[1] - lo[1]) * j as f64 / (ny - 1).max(1) as f64;
+            column_queries(oracle, x, y, lo[2], hi[2], &mut out);
+        }
+    }
+    out
+}
+
+/// Bounding box of a mesh's vertices.
+pub fn bounds(mesh: &Mesh) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for v in &mesh.vertices {
+        for k in 0..3 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// Which way a surface's triangles face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Winding {
+    /// Counter-clockwise seen from above (normal up), or outward for walls.
+    Up,
+    /// The reverse.
+    Down,
+    /// Both: every triangle twice, once each way (a coplanar duplicate).
+    Both,
+}
+
+/// A tiny level builder (Z up, cm). Vertices with identical positions are
+/// welded, as ingest does, so shared edges are shared indices.
+#[derive(Clone, Debug, Default)]
+pub struct LevelBuilder {
+    mesh: Mesh,
+    index: HashMap<[u64; 3], u32>,
+    /// Added to every vertex.
+    pub offset: [f64; 3],
+    /// Triangles added while this is set may not be stood on (the input's
+    /// `walkable: false`): the bake keeps them as blockers only.
+    pub blocking_only: bool,
+}
+
+impl LevelBuilder {
+    pub fn new() -> LevelBuilder {
+        LevelBuilder::default()
+    }
+
+    /// A builder whose every vertex is moved by `offset` (e.g. far from the origin).
+    pub fn with_offset(offset: [f64; 3]) -> LevelBuilder {
+        LevelBuilder {
+            offset,
+            ..LevelBuilder::default()
+        }
+    }
+
+    fn vertex(&mut self, p: [f64; 3]) -> u32 {
+        let p = [0, 1, 2].map(|k| p[k] + self.offset[k]);
+        let key = p.map(|v| if v == 0.0 { 0u64 } else { v.to_bits() });
+        let next = self.mesh.vertices.len() as u32;
+        *self.index.entry(key).or_insert_with(|| {
+            self.mesh.vertices.push(p);
+            next
+        })
+    }
+
+    /// One triangle, as given.
+    pub fn tri(&mut self, a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> &mut Self {
+        let t = [self.vertex(a), self.vertex(b), self.vertex(c)];
+        self.mesh.triangles.push(t);
+        self.mesh.walkable_allowed.push(!self.blocking_only);
+        self
+    }
+
+    /// Quad `a b c d` (in order around its boundary, counter-clockwise for
+    /// [`Winding::Up`]) as triangles `(a, b, c)`, `(a, c, d)`.
+    pub fn quad(&mut self, [a, b, c, d]: [[f64; 3]; 4], w: Winding) -> &mut Self {
+        if w != Winding::Down {
+            self.tri(a, b, c).tri(a, c, d);
+        }
+        if w != Winding::Up {
+            self.tri(a, c, b).tri(a, d, c);
+        }
+        self
+    }
+
+    /// Horizontal rectangle `[x0, x1] × [y0, y1]` at height `z`.
+    pub fn floor(&mut self, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2], z: f64, w: Winding) -> &mut Self {
+        self.quad([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]], w)
+    }
+
+    /// The plane `z = a·x + b·y + c` over the rectangle `[x0, x1] × [y0, y1]`.
+    pub fn plane(&mut self, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2], [a, b, c]: [f64; 3], w: Winding) -> &mut Self {
+        let z = |x: f64, y: f64| a * x + b * y + c;
+        self.quad(
+            [
+                [x0, y0, z(x0, y0)],
+                [x1, y0, z(x1, y0)],
+                [x1, y1, z(x1, y1)],
+                [x0, y1, z(x0, y1)],
+            ],
+            w,
+        )
+    }
+
+    /// Closed axis-aligned box, faces outward.
+    pub fn cuboid(&mut self, lo: [f64; 3], hi: [f64; 3]) -> &mut Self {
+        let [x0, y0, z0] = lo;
+        let [x1, y1, z1] = hi;
+        self.floor([x0, x1], [y0, y1], z1, Winding::Up)
+            .floor([x0, x1], [y0, y1], z0, Winding::Down)
+            .quad([[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]], Winding::Up)
+            .quad([[x1, y1, z0], [x0, y1, z0], [x0, y1, z1], [x1, y1, z1]], Winding::Up)
+            .quad([[x0, y1, z0], [x0, y0, z0], [x0, y0, z1], [x0, y1, z1]], Winding::Up)
+            .quad([[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]], Winding::Up)
+    }
+
+    /// A solid ramp rising along +x from `z0` at `x0` to `z1` at `x1` over
+    /// `[y0, y1]`: the slope, two vertical side triangles and the vertical
+    /// back face at `x1` (when `z1 > z0`).
+    pub fn ramp_x(&mut self, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2], [z0, z1]: [f64; 2]) -> &mut Self {
+        self.quad([[x0, y0, z0], [x1, y0, z1], [x1, y1, z1], [x0, y1, z0]], Winding::Up)
+            .tri([x0, y0, z0], [x1, y0, z0], [x1, y0, z1])
+            .tri([x0, y1, z0], [x1, y1, z1], [x1, y1, z0])
+            .quad([[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]], Winding::Up)
+    }
+
+    /// `steps` steps climbing along +x from `(x0, z0)` over `[y0, y1]`:
+    /// horizontal treads `tread` deep, vertical risers `riser` high, and
+    /// vertical sides. The top tread ends at `x0 + steps·tread`, height
+    /// `z0 + steps·riser`.
+    pub fn stairs(&mut self, x0: f64, [y0, y1]: [f64; 2], z0: f64, steps: usize, tread: f64, riser: f64) -> &mut Self {
+        for i in 0..steps {
+            let (xa, xb) = (x0 + i as f64 * tread, x0 + (i + 1) as f64 * tread);
+            let (za, zb) = (z0 + i as f64 * riser, z0 + (i + 1) as f64 * riser);
+            self.floor([xa, xb], [y0, y1], zb, Winding::Up)
+                .quad([[xa, y1, za], [xa, y0, za], [xa, y0, zb], [xa, y1, zb]], Winding::Up)
+                .quad([[xa, y0, z0], [xb, y0, z0], [xb, y0, zb], [xa, y0, zb]], Winding::Up)
+                .quad([[xb, y1, z0], [xa, y1, z0], [xa, y1, zb], [xb, y1, zb]], Winding::Up);
+        }
+        self
+    }
+
+    pub fn build(self) -> Mesh {
+        self.mesh
+    }
+}
+
+/// `n` scaled by the environment variable `WALKSURF_TEST_SCALE` (a positive
+/// number, default 1): a deeper local run without editing the tests.
+pub fn scaled(n: usize) -> usize {
+    let scale = std::env::var("WALKSURF_TEST_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or(1.0);
+    ((n as f64 * scale).round() as usize).max(1)
+}
+
+/// The shared levels folder (`../shared/levels` beside the workspace), or
+/// `None` with a notice when it is absent. Panics when it is absent and
+/// `CI=true`: CI must not silently skip the real levels.
+pub fn shared_levels_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/levels"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but the shared levels folder {} is missing: check out ../shared beside the workspace",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "notice: {} is absent; skipping the shared-level tests (they fail when CI=true)",
+        dir.display()
+    );
+    None
+}
