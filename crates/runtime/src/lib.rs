@@ -22,6 +22,8 @@ mod bvh;
 mod contact;
 mod find_floor;
 mod query;
+mod sweep;
+mod tile_geom;
 mod tolerance;
 
 pub use query::*;
