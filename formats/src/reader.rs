@@ -269,6 +269,12 @@ impl<'a> FileView<'a> {
     /// The hot record of tile `(tx, ty)`, if the file has that tile.
     #[inline]
     pub fn tile_hot(&self, tx: i32, ty: i32) -> Option<&'a TileHot> {
+        self.hot.get(self.tile_slot(tx, ty)? as usize)
+    }
+
+    /// The index of tile `(tx, ty)`'s hot record, if the file has that tile.
+    #[inline]
+    pub fn tile_slot(&self, tx: i32, ty: i32) -> Option<u32> {
         let gx = i64::from(tx) - i64::from(self.index_header.min_tile_x.get());
         let gy = i64::from(ty) - i64::from(self.index_header.min_tile_y.get());
         let (w, h) = (
@@ -281,7 +287,7 @@ impl<'a> FileView<'a> {
         let at = ((gy * w + gx) * 4) as usize;
         let slot = self.index.get(at..at.checked_add(4)?)?;
         let v = le_u32(slot);
-        self.hot.get(v as usize)
+        (v != NO_TILE).then_some(v)
     }
 
     /// The regions of one tile. `None` only if the hot record did not come

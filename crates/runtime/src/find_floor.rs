@@ -16,6 +16,7 @@
 
 use crate::Surface;
 use crate::bvh::visit;
+use crate::cache::QueryCache;
 use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
@@ -26,6 +27,33 @@ impl Surface {
     /// Finds the floor under an agent at `pos` (capsule centre, world cm),
     /// looking at most `down_cm` below the capsule bottom.
     pub fn find_floor(&self, pos: [f64; 3], down_cm: f64, agent: Agent, mode: FloorMode) -> FloorOutcome {
+        self.find_floor_impl(pos, down_cm, agent, mode, None)
+    }
+
+    /// [`Surface::find_floor`] through an agent's [`QueryCache`]: reuses the
+    /// last tile when it is the same tile of the same file generation, and
+    /// counts the outcome in `cache.stats`.
+    pub fn find_floor_cached(
+        &self,
+        cache: &mut QueryCache,
+        pos: [f64; 3],
+        down_cm: f64,
+        agent: Agent,
+        mode: FloorMode,
+    ) -> FloorOutcome {
+        let out = self.find_floor_impl(pos, down_cm, agent, mode, Some(cache));
+        cache.stats.record_floor(&out);
+        out
+    }
+
+    fn find_floor_impl(
+        &self,
+        pos: [f64; 3],
+        down_cm: f64,
+        agent: Agent,
+        mode: FloorMode,
+        cache: Option<&mut QueryCache>,
+    ) -> FloorOutcome {
         if !pos.iter().all(|v| v.is_finite()) || !down_cm.is_finite() || down_cm < 0.0 || !agent.is_valid() {
             return FloorOutcome::Fallback(FallbackReason::InvalidInput);
         }
@@ -33,22 +61,42 @@ impl Surface {
             return FloorOutcome::Fallback(FallbackReason::PrecisionBudget);
         }
         let result = match mode {
-            FloorMode::LineTrace => self.find_floor_line(pos, down_cm, agent),
-            FloorMode::Capsule => self.find_floor_capsule(pos, down_cm, agent),
+            FloorMode::LineTrace => self.find_floor_line(pos, down_cm, agent, cache),
+            FloorMode::Capsule => self.find_floor_capsule(pos, down_cm, agent, cache),
         };
         result.unwrap_or_else(FloorOutcome::Fallback)
     }
 
     /// The tile under `pos`, `Ok(None)` if the file has none there (then no
-    /// triangle lies within the halo of that tile's square).
-    pub(crate) fn home_frame(&self, pos: [f64; 3]) -> Result<Option<Frame<'_>>, FallbackReason> {
+    /// triangle lies within the halo of that tile's square). A cache hint is
+    /// used only after checking the record is that tile's.
+    pub(crate) fn home_frame(
+        &self,
+        pos: [f64; 3],
+        cache: Option<&mut QueryCache>,
+    ) -> Result<Option<Frame<'_>>, FallbackReason> {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
         let tx = (pos[0] / TILE_SIZE_CM).floor();
         let ty = (pos[1] / TILE_SIZE_CM).floor();
         if tx.abs() > i32::MAX as f64 || ty.abs() > i32::MAX as f64 {
             return Err(FallbackReason::OutsideCoverage);
         }
-        let Some(hot) = view.tile_hot(tx as i32, ty as i32) else {
+        let (tx, ty) = (tx as i32, ty as i32);
+        let generation = self.generation();
+        let hinted = match cache {
+            Some(c) => {
+                let hint = c.hint(generation, tx, ty).filter(|&i| {
+                    view.hot
+                        .get(i as usize)
+                        .is_some_and(|h| h.tile_x.get() == tx && h.tile_y.get() == ty)
+                });
+                let slot = hint.or_else(|| view.tile_slot(tx, ty));
+                c.tile = slot.map(|i| (tx, ty, i));
+                slot
+            }
+            None => view.tile_slot(tx, ty),
+        };
+        let Some(hot) = hinted.and_then(|i| view.hot.get(i as usize)) else {
             return Ok(None);
         };
         let tile = view.tile(hot).ok_or(FallbackReason::MissingData)?;
@@ -77,8 +125,14 @@ impl Surface {
         }))
     }
 
-    fn find_floor_line(&self, pos: [f64; 3], down_cm: f64, agent: Agent) -> Result<FloorOutcome, FallbackReason> {
-        let Some(f) = self.home_frame(pos)? else {
+    fn find_floor_line(
+        &self,
+        pos: [f64; 3],
+        down_cm: f64,
+        agent: Agent,
+        cache: Option<&mut QueryCache>,
+    ) -> Result<FloorOutcome, FallbackReason> {
+        let Some(f) = self.home_frame(pos, cache)? else {
             return Ok(FloorOutcome::NoFloor);
         };
         let (x, y) = (pos[0] - f.origin[0], pos[1] - f.origin[1]);
@@ -140,12 +194,18 @@ impl Surface {
         self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], c.normal)
     }
 
-    fn find_floor_capsule(&self, pos: [f64; 3], down_cm: f64, agent: Agent) -> Result<FloorOutcome, FallbackReason> {
+    fn find_floor_capsule(
+        &self,
+        pos: [f64; 3],
+        down_cm: f64,
+        agent: Agent,
+        cache: Option<&mut QueryCache>,
+    ) -> Result<FloorOutcome, FallbackReason> {
         let r = agent.radius_cm;
         if r > self.bake_params().max_agent_radius_cm.get() as f64 {
             return Err(FallbackReason::BudgetExceeded);
         }
-        let Some(f) = self.home_frame(pos)? else {
+        let Some(f) = self.home_frame(pos, cache)? else {
             return Ok(FloorOutcome::NoFloor);
         };
         let half_seg = agent.half_height_cm - r;

@@ -19,6 +19,7 @@
 //! `Surface` over the old file keeps answering from the old generation.
 
 mod bvh;
+mod cache;
 mod contact;
 mod find_floor;
 mod query;
@@ -26,6 +27,7 @@ mod sweep;
 mod tile_geom;
 mod tolerance;
 
+pub use cache::{QueryCache, QueryStats};
 pub use query::*;
 pub use walksurf_format::FormatError;
 
@@ -196,6 +198,49 @@ impl Surface {
         self.layout.precision_known
     }
 }
+
+impl Surface {
+    /// Touches the hot record and the first BVH lines of every tile within
+    /// `radius_cm` of `center`, so that the queries an agent is about to make
+    /// find them in cache (turns serial misses into parallel loads). Returns
+    /// the number of tiles touched.
+    pub fn warmup(&self, center: [f64; 3], radius_cm: f64) -> usize {
+        let Some(view) = self.view() else { return 0 };
+        if !(center.iter().all(|v| v.is_finite()) && radius_cm.is_finite() && radius_cm >= 0.0) {
+            return 0;
+        }
+        let t = walksurf_format::TILE_SIZE_CM;
+        let r = radius_cm.min(64.0 * t);
+        let (x0, x1) = (
+            ((center[0] - r) / t).floor() as i32,
+            ((center[0] + r) / t).floor() as i32,
+        );
+        let (y0, y1) = (
+            ((center[1] - r) / t).floor() as i32,
+            ((center[1] + r) / t).floor() as i32,
+        );
+        let mut touched = 0;
+        let mut sink = 0u64;
+        for ty in y0..=y1 {
+            for tx in x0..=x1 {
+                let Some(tile) = view.tile_hot(tx, ty).and_then(|h| view.tile(h)) else {
+                    continue;
+                };
+                touched += 1;
+                for lines in [tile.piece_bvh, tile.blocker_bvh] {
+                    for line in lines.iter().take(WARMUP_LINES) {
+                        sink = sink.wrapping_add(line.nodes[0].child.get() as u64);
+                    }
+                }
+            }
+        }
+        std::hint::black_box(sink);
+        touched
+    }
+}
+
+/// BVH lines per tree that `warmup` touches (the top levels of a 4-ary tree).
+const WARMUP_LINES: usize = 21;
 
 #[cfg(feature = "mmap")]
 #[allow(unsafe_code)]

@@ -59,6 +59,23 @@ pub struct FloorHit {
     pub walkable: bool,
 }
 
+/// Trust gate (the seed's `IsAuthoritativeFloor`): a walking capsule hovers
+/// 1.9–2.4 cm above its floor (UE re-centres it to 2.15); a floor hit is
+/// authoritative when its normal is clearly walkable and its distance lies
+/// in that band.
+pub const TRUST_MIN_FLOOR_DIST_CM: f64 = 1.8;
+/// Upper end of the trusted floor distance band. [Units: cm]
+pub const TRUST_MAX_FLOOR_DIST_CM: f64 = 2.5;
+/// How far above the walkable threshold the normal's z must be.
+pub const TRUST_NORMAL_Z_MARGIN: f64 = 0.02;
+
+/// Whether `hit` may be taken as the agent's floor without further checks:
+/// `normal.z ≥ walkable_z + 0.02` and `floor_dist ∈ [1.8, 2.5]` cm.
+pub fn is_authoritative_floor(hit: &FloorHit, walkable_z: f64) -> bool {
+    hit.normal[2] >= walkable_z + TRUST_NORMAL_Z_MARGIN
+        && (TRUST_MIN_FLOOR_DIST_CM..=TRUST_MAX_FLOOR_DIST_CM).contains(&hit.floor_dist)
+}
+
 /// Why the runtime declined to answer: the caller runs its physics instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
