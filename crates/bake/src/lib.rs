@@ -187,7 +187,7 @@ fn bake_in_pool(
 
     // Triangles by tile, in input order: a tile's triangles are put in
     // canonical order only when it is built.
-    let assigned = stage::tiling::group_tiles(mesh, &classes, config);
+    let assigned = stage::tiling::group_tiles(mesh, config);
     lap("group_tiles", &mut report);
 
     // Per-tile input hashes, and the previous tiles they may reuse.

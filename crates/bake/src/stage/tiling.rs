@@ -70,8 +70,8 @@ fn tile_range(lo: [f64; 2], hi: [f64; 2]) -> ([i32; 2], [i32; 2]) {
 /// Groups triangles by the tiles they overlap, then puts each tile's
 /// triangles in [`canonical_order`]. Returns `(tile, triangles)` sorted by
 /// tile `(y, x)`.
-pub fn assign_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
-    let mut out = group_tiles(mesh, classes, config);
+pub fn assign_tiles(mesh: &Mesh, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
+    let mut out = group_tiles(mesh, config);
     out.par_iter_mut().for_each(|(_, list)| canonical_order(mesh, list));
     out
 }
@@ -82,19 +82,16 @@ pub fn assign_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<
 /// A counting sort over the tile grid when the grid is small next to the
 /// number of (tile, triangle) pairs, a comparison sort otherwise: linear
 /// in the pairs either way but for the sort's `log`.
-pub fn group_tiles(mesh: &Mesh, classes: &Classes, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
+pub fn group_tiles(mesh: &Mesh, config: &BakeConfig) -> Vec<((i32, i32), Vec<u32>)> {
     let halo = config.tile_halo_cm();
     let ranges: Vec<([i32; 2], [i32; 2])> = mesh
         .triangles
         .par_iter()
-        .enumerate()
-        .map(|(t, tri)| {
+        .map(|tri| {
             let v = tri.map(|i| mesh.vertices[i as usize]);
-            let pad = if classes.class[t] == TriClass::Walkable {
-                0.0
-            } else {
-                halo
-            };
+            // Every triangle, walkable or not, belongs to every tile whose
+            // square plus halo it overlaps: a query reads one tile.
+            let pad = halo;
             let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]) - pad);
             let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]) + pad);
             tile_range(lo, hi)
@@ -208,7 +205,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 1;
+pub const TILE_PIPELINE_VERSION: u32 = 2;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
