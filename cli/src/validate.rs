@@ -51,6 +51,8 @@ pub struct ClassStats {
     pub p99_err_cm: f64,
     pub ns_per_query: f64,
     pub oracle_ns_per_query: f64,
+    /// Fallbacks by reason.
+    pub fallbacks: std::collections::BTreeMap<&'static str, usize>,
     #[serde(skip)]
     errs: Vec<f64>,
     #[serde(skip)]
@@ -224,6 +226,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 );
             }
         }
+        println!("  fallbacks by reason:");
+        for (name, k) in [
+            ("find_floor_line", &line),
+            ("find_floor_capsule", &capsule),
+            ("sweep", &sweep),
+        ] {
+            for (class, c) in [("ground", &k.ground), ("abnormal", &k.abnormal)] {
+                if !c.fallbacks.is_empty() {
+                    let list: Vec<String> = c.fallbacks.iter().map(|(r, n)| format!("{r} {n}")).collect();
+                    println!("    {name:<20} {class:<9} {}", list.join(", "));
+                }
+            }
+        }
     }
     Ok(if total_errors == 0 {
         ExitCode::SUCCESS
@@ -263,7 +278,10 @@ fn max_abs_diff(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// `Ok` when the runtime's answer agrees with the oracle (or fell back).
 fn compare_floor(ours: FloorOutcome, truth: OracleFloor, walkable_z: f64, s: &mut ClassStats) -> Result<(), String> {
     match (ours, truth) {
-        (FloorOutcome::Fallback(_), _) => Ok(()),
+        (FloorOutcome::Fallback(r), _) => {
+            *s.fallbacks.entry(r.as_str()).or_default() += 1;
+            Ok(())
+        }
         (FloorOutcome::NoFloor, OracleFloor::NoFloor) => {
             s.answered += 1;
             Ok(())
@@ -292,7 +310,10 @@ fn compare_floor(ours: FloorOutcome, truth: OracleFloor, walkable_z: f64, s: &mu
 
 fn compare_sweep(ours: SweepOutcome, truth: OracleSweep, s: &mut ClassStats) -> Result<(), String> {
     match (ours, truth) {
-        (SweepOutcome::Fallback(_), _) => Ok(()),
+        (SweepOutcome::Fallback(r), _) => {
+            *s.fallbacks.entry(r.as_str()).or_default() += 1;
+            Ok(())
+        }
         (SweepOutcome::Clear, OracleSweep::Clear) => {
             s.answered += 1;
             Ok(())
