@@ -128,6 +128,29 @@ impl PreviousTile<'_> {
         }
     }
 
+    /// Walkable triangles this tile holds as blockers (flagged
+    /// `DEMOTED_WALKABLE`), as a fresh bake counts them.
+    pub fn demoted(&self) -> usize {
+        use walksurf_format::zerocopy::FromBytes;
+        let h = &self.hot;
+        let Some(layout) = walksurf_format::BlobLayout::new(
+            h.piece_lines.get(),
+            h.pieces_len.get(),
+            h.blocker_lines.get(),
+            h.blocker_count.get(),
+        ) else {
+            return 0;
+        };
+        let bytes = self.blob.get(layout.blockers).unwrap_or(&[]);
+        <[walksurf_format::Blocker]>::ref_from_bytes(bytes)
+            .map(|b| {
+                b.iter()
+                    .filter(|b| b.flags.get() & walksurf_format::blocker_flags::DEMOTED_WALKABLE != 0)
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
     /// The report numbers the file holds for this tile. `max_z_err_cm` is
     /// read from the stored `f32` bounds (a fresh layout reports the `f64`
     /// value before rounding).

@@ -232,17 +232,12 @@ fn bake_in_pool(
         .map(|(((key, tris), &hash), old)| {
             if let Some(old) = old {
                 let stats = old.stats();
-                let walkable = tris
-                    .iter()
-                    .filter(|&&t| classes.class[t as usize] == stage::classify::TriClass::Walkable)
-                    .count();
                 return Ok(TileOut {
                     record: old.record(),
                     stats,
                     patches: old.hot.patch_count.get(),
                     residual_cm: 0.0,
-                    // Every walkable triangle of the tile is a piece or demoted.
-                    demoted: walkable.saturating_sub(stats.pieces),
+                    demoted: old.demoted(),
                 });
             }
             let mut tris = tris.clone();

@@ -12,3 +12,8 @@ pub const MAX_CONVEXITY_FIX_CM: f64 = 0.002;
 /// Slack added to a piece's z error bound for the runtime's own f64
 /// evaluation of the stored f32 plane. [Units: cm]
 pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;
+/// Triangles share one plane as a convex piece only when their normals lie
+/// within this of the group's first: then any contact normal on a crease
+/// between them is within 2× this of the piece's normal, well inside the
+/// 1e-3 normal tolerance of the contract. [Units: radians]
+pub const FLAT_NORMAL_TOL_RAD: f64 = 2e-4;

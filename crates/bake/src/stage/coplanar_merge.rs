@@ -35,6 +35,35 @@ pub struct Patches {
 /// Merges the walkable triangles `tris` (indices into `mesh`; a tile's
 /// triangles in canonical order). Patch `triangles` hold positions in `tris`.
 pub fn coplanar_merge(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &BakeConfig) -> Patches {
+    grow_regions(
+        mesh,
+        classes,
+        tris,
+        config.coplanar_angle_deg.to_radians().cos(),
+        config.coplanar_dist_cm,
+    )
+}
+
+/// Groups the walkable triangles into *flat* groups, which may share one
+/// plane as a convex piece: normals within
+/// [`FLAT_NORMAL_TOL_RAD`](crate::tolerance::FLAT_NORMAL_TOL_RAD) of the
+/// group's first triangle (so a contact normal on any crease between them
+/// stays within the runtime's normal tolerance) and vertices within
+/// `coplanar_dist_cm` of its plane.
+pub fn flat_groups(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &BakeConfig) -> Patches {
+    grow_regions(
+        mesh,
+        classes,
+        tris,
+        crate::tolerance::FLAT_NORMAL_TOL_RAD.cos(),
+        config.coplanar_dist_cm,
+    )
+}
+
+/// Region growing from each unassigned triangle in order: a neighbour joins
+/// when its normal is within `cos_tol` of the seed's and its vertices within
+/// `dist_cm` of the seed's plane.
+fn grow_regions(mesh: &Mesh, classes: &Classes, tris: &[u32], cos_tol: f64, dist_cm: f64) -> Patches {
     let n = tris.len();
     let walkable = |t: usize| classes.class[tris[t] as usize] == TriClass::Walkable;
     let tri = |t: usize| mesh.triangles[tris[t] as usize];
@@ -65,7 +94,6 @@ pub fn coplanar_merge(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &Bak
         }
     }
 
-    let cos_tol = config.coplanar_angle_deg.to_radians().cos();
     let mut patch_of = vec![u32::MAX; n];
     let mut patches = Vec::new();
     let mut queue = Vec::new();
@@ -90,9 +118,9 @@ pub fn coplanar_merge(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &Bak
                 if dot(normal(nbu), seed_n) < cos_tol {
                     continue;
                 }
-                let on_plane = tri(nbu).iter().all(|&v| {
-                    (dot(seed_n, mesh.vertices[v as usize]) - seed_d).abs() / seed_n[2] <= config.coplanar_dist_cm
-                });
+                let on_plane = tri(nbu)
+                    .iter()
+                    .all(|&v| (dot(seed_n, mesh.vertices[v as usize]) - seed_d).abs() / seed_n[2] <= dist_cm);
                 if !on_plane {
                     continue;
                 }
@@ -152,7 +180,7 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 /// Least-squares `z = a·x + b·y + c` over the triangles' vertices (centred
 /// for conditioning) and the largest |z error|.
-fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
+pub fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
     let mut verts: Vec<u32> = tris.iter().flat_map(|&t| mesh.triangles[t as usize]).collect();
     verts.sort_unstable();
     verts.dedup();

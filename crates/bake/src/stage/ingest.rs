@@ -255,7 +255,16 @@ fn det3(m: &Mat4) -> f64 {
 fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) -> Result<(), BakeError> {
     let file_err = |m: String| BakeError::input(path, Location::File, m);
     check_glb_length(bytes).map_err(file_err)?;
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| file_err(format!("invalid glTF: {e}")))?;
+    // `Gltf::from_slice` validates, but gltf-json 1.4.1's validation indexes
+    // the POSITION accessor without a bounds check (a panic on hostile
+    // input, found by fuzzing): parse, check that index, then validate.
+    let invalid = |e: gltf::Error| file_err(format!("invalid glTF: {e}"));
+    let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(invalid)?;
+    check_position_accessors(raw.document.as_json()).map_err(file_err)?;
+    let gltf = gltf::Gltf {
+        document: gltf::Document::from_json(raw.document.into_json()).map_err(invalid)?,
+        blob: raw.blob,
+    };
     let buffers = load_buffers(path, &gltf)?;
 
     let scene = match config.scene {
@@ -368,8 +377,29 @@ fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeErro
     Ok(out)
 }
 
+/// Every primitive's POSITION accessor exists (see [`read_gltf`]).
+fn check_position_accessors(root: &gltf::json::Root) -> Result<(), String> {
+    use gltf::json::validation::Checked;
+    let positions = Checked::Valid(gltf::json::mesh::Semantic::Positions);
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if let Some(acc) = prim.attributes.get(&positions)
+                && acc.value() >= root.accessors.len()
+            {
+                return Err(format!(
+                    "mesh {m} primitive {p}: POSITION accessor {} does not exist (the file has {} accessors)",
+                    acc.value(),
+                    root.accessors.len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A GLB whose header or chunk headers declare more bytes than the file
-/// holds is truncated; say so instead of the parser's generic message.
+/// holds is truncated; say so instead of the parser's generic message. Also
+/// refuses a header length shorter than the header.
 fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
     let u32_at = |at: usize| {
         bytes
@@ -389,6 +419,12 @@ fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
     let total = match u32_at(8) {
         None => return truncated("the 12-byte header", 12),
         Some(total) if total > bytes.len() => return truncated("the header's length field", total),
+        // (gltf 1.4.1 subtracts 12 from it unchecked: found by fuzzing.)
+        Some(total) if total < 12 => {
+            return Err(format!(
+                "GLB header declares a length of {total} bytes, less than the header itself"
+            ));
+        }
         Some(total) => total,
     };
     // Chunks: [length u32][type u32][data], from byte 12 to `total`.
@@ -447,16 +483,59 @@ fn read_primitive(
         soup.report.non_triangle_primitives += 1;
         return Ok(());
     }
-    for acc in std::iter::once(prim.get(&gltf::Semantic::Positions))
-        .flatten()
-        .chain(prim.indices())
-    {
+    // gltf's readers assume what its validation does not check (element
+    // type and size, stride, a count of at least 1) and panic otherwise:
+    // check all of it here (found by fuzzing).
+    use gltf::accessor::{DataType, Dimensions};
+    let position = prim.get(&gltf::Semantic::Positions).map(|a| (a, "POSITION"));
+    for (acc, role) in position.into_iter().chain(prim.indices().map(|a| (a, "indices"))) {
+        let what = || format!("{role} accessor {}", acc.index());
+        let type_ok = match role {
+            "POSITION" => acc.data_type() == DataType::F32 && acc.dimensions() == Dimensions::Vec3,
+            _ => {
+                matches!(acc.data_type(), DataType::U8 | DataType::U16 | DataType::U32)
+                    && acc.dimensions() == Dimensions::Scalar
+            }
+        };
+        if !type_ok {
+            let expected = if role == "POSITION" {
+                "float VEC3"
+            } else {
+                "unsigned byte, short or int SCALAR"
+            };
+            return Err(BakeError::input(
+                path,
+                loc(),
+                format!(
+                    "{} is {:?} {:?} (expected {expected})",
+                    what(),
+                    acc.data_type(),
+                    acc.dimensions()
+                ),
+            ));
+        }
+        if acc.count() == 0 {
+            return Err(BakeError::input(path, loc(), format!("{} has count 0", what())));
+        }
         if acc.sparse().is_some() {
             return Err(BakeError::input(path, loc(), "sparse accessors are not supported"));
         }
         let Some(view) = acc.view() else {
-            return Err(BakeError::input(path, loc(), "accessor has no buffer view"));
+            return Err(BakeError::input(path, loc(), format!("{} has no buffer view", what())));
         };
+        if view.stride().is_some_and(|s| s < acc.size()) {
+            return Err(BakeError::input(
+                path,
+                loc(),
+                format!(
+                    "buffer view {} has a stride of {} bytes, less than the {}-byte elements of {}",
+                    view.index(),
+                    view.stride().unwrap_or(0),
+                    acc.size(),
+                    what()
+                ),
+            ));
+        }
         let stride = view.stride().unwrap_or(acc.size());
         // Checked: the counts come from the file.
         let need = match acc.count().checked_sub(1) {

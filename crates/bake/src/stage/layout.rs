@@ -97,7 +97,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
                 hi[k] = hi[k].max(val);
             }
         }
-        let z_err = z_err + PLANE_EVAL_SLACK_CM;
+        let z_err = z_err + p.plane_err_cm + PLANE_EVAL_SLACK_CM;
         lo[2] -= z_err;
         hi[2] += z_err;
         stats.max_z_err_cm = stats.max_z_err_cm.max(z_err);

@@ -1,6 +1,7 @@
 //! The bake pipeline, one stage per module, in pipeline order.
 
 pub mod classify;
+pub mod convex_partition;
 pub mod coplanar_merge;
 pub mod ingest;
 pub mod layout;

@@ -1,21 +1,24 @@
 //! Stage 4 (provisional), tiling: triangles → per-tile convex pieces and
 //! blockers.
 //!
-//! Each walkable triangle is clipped (Sutherland–Hodgman) to the square plus
-//! halo of every tile it overlaps; the clipped polygon, quantised to vertex
-//! fixed point and kept strictly convex, is one piece carrying the
-//! triangle's own plane. Every other triangle — and any walkable triangle
-//! that cannot be represented exactly — becomes a blocker of every tile whose
-//! square plus halo it overlaps. So a query whose reach stays within the halo
-//! of its tile needs that one tile only. A tile's content is a pure function of the bake
-//! parameters and of the set of triangles overlapping it (tile locality):
-//! triangles are put in a canonical order before anything else.
+//! Walkable triangles are grouped into flat groups (one plane each, see
+//! `coplanar_merge::flat_groups`); each triangle is clipped
+//! (Sutherland–Hodgman) to the square plus halo of every tile it overlaps
+//! and quantised to a strictly convex fixed-point polygon; each group's
+//! polygons are merged into convex pieces (`convex_partition`) carrying the
+//! group's plane and its fit residual. Every other triangle — and any
+//! walkable triangle that cannot be represented exactly — becomes a blocker
+//! of every tile whose square plus halo it overlaps. So a query whose reach
+//! stays within the halo of its tile needs that one tile only. A tile's
+//! content is a pure function of the bake parameters and of the set of
+//! triangles overlapping it (tile locality).
 //!
 //! Cost: linear in (triangles × tiles each overlaps), `O(n log n)` sorting.
 
 use crate::config::BakeConfig;
 use crate::stage::classify::{Classes, TriClass};
-use crate::stage::coplanar_merge::{Patches, coplanar_merge};
+use crate::stage::convex_partition::merge_convex;
+use crate::stage::coplanar_merge::{coplanar_merge, flat_groups};
 use crate::stage::ingest::Mesh;
 use crate::tolerance::MAX_CONVEXITY_FIX_CM;
 use rayon::prelude::*;
@@ -28,9 +31,12 @@ pub struct Piece {
     pub patch: u32,
     /// CCW vertices, fixed point relative to the tile origin.
     pub vertices: Vec<[i32; 2]>,
-    /// The source triangle's plane `z = a·x + b·y + c`, cm relative to the
-    /// tile origin (x0, y0, 0).
+    /// The flat group's plane `z = a·x + b·y + c`, cm relative to the tile
+    /// origin (x0, y0, 0).
     pub plane: [f64; 3],
+    /// Bound on |plane z − true surface z| over the piece (the group's fit
+    /// residual). [Units: cm]
+    pub plane_err_cm: f64,
     /// Bit i: edge i → i+1 continues into more walkable surface of the same
     /// patch (a shared edge or a tile cut).
     pub interior_edges: u32,
@@ -205,7 +211,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 2;
+pub const TILE_PIPELINE_VERSION: u32 = 3;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -279,73 +285,83 @@ pub fn build_tile_hashed(
     let origin = [tile_x as f64 * TILE_SIZE_CM, tile_y as f64 * TILE_SIZE_CM];
     let halo = config.tile_halo_cm();
 
-    let Patches {
-        patches,
-        patch_of,
-        interior,
-    } = coplanar_merge(mesh, classes, tris, config);
+    let patches = coplanar_merge(mesh, classes, tris, config);
+    let flats = flat_groups(mesh, classes, tris, config);
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
     let mut demoted = 0;
-    for (pos, &t) in tris.iter().enumerate() {
-        let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
-        if classes.class[t as usize] == TriClass::Walkable {
-            if let Some(piece) = clip_piece(v, origin, halo, patch_of[pos], interior[pos]) {
-                pieces.push(piece);
-                continue;
-            }
-            demoted += 1;
-        } else {
-            let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]));
-            let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]));
-            let outside = (0..2).any(|k| hi[k] < origin[k] - halo || lo[k] > origin[k] + TILE_SIZE_CM + halo);
-            if outside {
-                continue;
-            }
-        }
+    let blocker = |t: u32, v: [[f64; 3]; 3]| {
         let flags = match classes.class[t as usize] {
             TriClass::Walkable => walksurf_format::blocker_flags::DEMOTED_WALKABLE,
             TriClass::Blocking => walksurf_format::blocker_flags::VERTICAL,
             TriClass::Collected => 0,
         };
-        blockers.push(BlockerTri { vertices: v, flags });
+        BlockerTri { vertices: v, flags }
+    };
+    // Walkable surface: each flat group's triangles, clipped and quantised,
+    // merged into convex pieces on the group's plane.
+    for group in &flats.patches {
+        let mut polys = Vec::with_capacity(group.triangles.len());
+        for &pos in &group.triangles {
+            let t = tris[pos as usize];
+            let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
+            match clip_polygon(v, origin, halo) {
+                Some(p) => polys.push(p),
+                None => {
+                    demoted += 1;
+                    blockers.push(blocker(t, v));
+                }
+            }
+        }
+        let Some(&first) = group.triangles.first() else {
+            continue;
+        };
+        let [a, b, c] = group.plane;
+        let plane = [a, b, c + a * origin[0] + b * origin[1]];
+        let patch = patches.patch_of[first as usize];
+        for (vertices, interior_edges) in merge_convex(polys) {
+            pieces.push(Piece {
+                patch,
+                vertices,
+                plane,
+                plane_err_cm: group.residual_cm,
+                interior_edges,
+            });
+        }
     }
+    // Everything else within the halo is a blocker.
+    for &t in tris {
+        if classes.class[t as usize] == TriClass::Walkable {
+            continue;
+        }
+        let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
+        let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]));
+        let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]));
+        let outside = (0..2).any(|k| hi[k] < origin[k] - halo || lo[k] > origin[k] + TILE_SIZE_CM + halo);
+        if !outside {
+            blockers.push(blocker(t, v));
+        }
+    }
+    let max_residual = flats.patches.iter().map(|p| p.residual_cm).fold(0.0, f64::max);
     TileContent {
         tile_x,
         tile_y,
         pieces,
         blockers,
-        patch_count: patches.len() as u32,
-        max_residual_cm: patches.iter().map(|p| p.residual_cm).fold(0.0, f64::max),
+        patch_count: patches.patches.len() as u32,
+        max_residual_cm: max_residual,
         input_hash,
         demoted_triangles: demoted,
     }
 }
 
-/// Edge label of a clipped polygon: an original triangle edge or a tile cut.
-const CUT: u8 = 3;
-/// Edge label of a merged edge that is (partly) a boundary.
-const BOUNDARY: u8 = 4;
-
-/// Clips a walkable triangle to the tile square plus halo and quantises it. `None`
-/// when nothing (or nothing representable) is left inside the tile.
-fn clip_piece(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64, patch: u32, interior: u8) -> Option<Piece> {
-    let rel = v.map(|p| [p[0] - origin[0], p[1] - origin[1], p[2]]);
-    // The triangle's own plane, from tile-relative coordinates.
-    let n = crate::stage::classify::up_normal(rel[0], rel[1], rel[2]);
-    if n[2] <= 0.0 {
-        return None;
-    }
-    let a = -n[0] / n[2];
-    let b = -n[1] / n[2];
-    let c = rel[0][2] - a * rel[0][0] - b * rel[0][1];
-
-    // XY polygon, CCW, each vertex labelled with the edge that starts at it.
-    let mut poly: Vec<([f64; 2], u8)> = (0..3).map(|k| ([rel[k][0], rel[k][1]], k as u8)).collect();
-    let area = cross2(poly[0].0, poly[1].0, poly[2].0);
-    if area < 0.0 {
-        // Reverse, keeping each edge's label on the vertex it now starts at.
-        poly = vec![(poly[0].0, 2), (poly[2].0, 1), (poly[1].0, 0)];
+/// Clips a walkable triangle's XY footprint to the tile square plus halo
+/// and quantises it: a CCW, strictly convex fixed-point polygon, or `None`
+/// when nothing (or nothing representable) is left.
+fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i32; 2]>> {
+    let mut poly: Vec<[f64; 2]> = v.iter().map(|p| [p[0] - origin[0], p[1] - origin[1]]).collect();
+    if cross2(poly[0], poly[1], poly[2]) < 0.0 {
+        poly.reverse();
     }
     let (lo, hi) = (-halo, TILE_SIZE_CM + halo);
     for (axis, bound, keep_below) in [(0, lo, false), (0, hi, true), (1, lo, false), (1, hi, true)] {
@@ -354,71 +370,42 @@ fn clip_piece(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64, patch: u32, interio
             return None;
         }
     }
-
     // Quantise and keep strictly convex (exact integer orientation).
-    let mut q: Vec<([i32; 2], u8)> = poly
-        .iter()
-        .map(|(p, l)| ([to_fixed(p[0]), to_fixed(p[1])], *l))
-        .collect();
+    let mut q: Vec<[i32; 2]> = poly.iter().map(|p| [to_fixed(p[0]), to_fixed(p[1])]).collect();
     loop {
         let len = q.len();
         if len < 3 {
             return None;
         }
-        let bad = (0..len).find(|&i| {
-            let (p, c, nx) = (q[(i + len - 1) % len].0, q[i].0, q[(i + 1) % len].0);
-            orient_i(p, c, nx) <= 0
-        });
+        let bad = (0..len).find(|&i| orient_i(q[(i + len - 1) % len], q[i], q[(i + 1) % len]) <= 0);
         let Some(i) = bad else { break };
-        let (p, c, nx) = (q[(i + len - 1) % len].0, q[i].0, q[(i + 1) % len].0);
+        let (p, c, nx) = (q[(i + len - 1) % len], q[i], q[(i + 1) % len]);
         if p != c && c != nx && dist_to_line_cm(p, nx, c) > MAX_CONVEXITY_FIX_CM {
             return None;
         }
-        // Dropping vertex i merges edges i-1 and i: interior only if both were.
-        let prev = (i + len - 1) % len;
-        let both = is_interior(q[prev].1, interior) && is_interior(q[i].1, interior);
-        q[prev].1 = if both { CUT } else { BOUNDARY };
         q.remove(i);
     }
-    if q.len() > walksurf_format::MAX_PIECE_VERTICES {
-        return None;
-    }
-    let mut interior_edges = 0u32;
-    for (i, (_, l)) in q.iter().enumerate() {
-        if is_interior(*l, interior) {
-            interior_edges |= 1 << i;
-        }
-    }
-    Some(Piece {
-        patch,
-        vertices: q.into_iter().map(|(p, _)| p).collect(),
-        plane: [a, b, c],
-        interior_edges,
-    })
+    (q.len() <= walksurf_format::MAX_PIECE_VERTICES).then_some(q)
 }
 
-fn is_interior(label: u8, interior: u8) -> bool {
-    label == CUT || (label < 3 && interior & (1 << label) != 0)
-}
-
-fn clip_half_plane(poly: &[([f64; 2], u8)], axis: usize, bound: f64, keep_below: bool) -> Vec<([f64; 2], u8)> {
+fn clip_half_plane(poly: &[[f64; 2]], axis: usize, bound: f64, keep_below: bool) -> Vec<[f64; 2]> {
     let inside = |p: [f64; 2]| if keep_below { p[axis] <= bound } else { p[axis] >= bound };
+    let cut = |p: [f64; 2], q: [f64; 2]| {
+        let t = (bound - p[axis]) / (q[axis] - p[axis]);
+        let mut r = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
+        r[axis] = bound;
+        r
+    };
     let mut out = Vec::with_capacity(poly.len() + 1);
     for i in 0..poly.len() {
-        let (prev, prev_label) = poly[(i + poly.len() - 1) % poly.len()];
-        let (cur, cur_label) = poly[i];
-        let cut = |p: [f64; 2], q: [f64; 2]| {
-            let t = (bound - p[axis]) / (q[axis] - p[axis]);
-            let mut r = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
-            r[axis] = bound;
-            r
-        };
+        let prev = poly[(i + poly.len() - 1) % poly.len()];
+        let cur = poly[i];
         match (inside(prev), inside(cur)) {
-            (true, true) => out.push((cur, cur_label)),
-            (true, false) => out.push((cut(prev, cur), CUT)),
+            (true, true) => out.push(cur),
+            (true, false) => out.push(cut(prev, cur)),
             (false, true) => {
-                out.push((cut(prev, cur), prev_label));
-                out.push((cur, cur_label));
+                out.push(cut(prev, cur));
+                out.push(cur);
             }
             (false, false) => {}
         }

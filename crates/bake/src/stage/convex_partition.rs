@@ -1,0 +1,212 @@
+//! Stage 6, convex partition: the clipped, quantised triangles of one flat
+//! group (one plane, see `coplanar_merge::flat_groups`) → fewer convex
+//! polygons of at most [`MAX_PIECE_VERTICES`] vertices covering exactly the
+//! same area.
+//!
+//! Hertel–Mehlhorn style: the triangles are the triangulation; every edge two
+//! polygons share (exactly, in fixed point) is a diagonal, removed whenever
+//! the union stays strictly convex and small enough. Orientation tests are
+//! exact integer predicates; exactly collinear vertices left by a merge are
+//! dropped (that changes no area). Greedy in a fixed order: deterministic.
+//! Cost: `O(e · v)` for `e` shared edges and polygons of `v` vertices.
+
+use crate::stage::tiling::orient_i;
+use std::collections::BTreeMap;
+use walksurf_format::MAX_PIECE_VERTICES;
+
+/// A CCW convex polygon in fixed point.
+pub type Polygon = Vec<[i32; 2]>;
+
+/// Merges CCW convex polygons across shared edges. Returns the merged
+/// polygons (in a deterministic order) and, for each, a bit mask of its
+/// edges still shared with another polygon of the set.
+pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
+    let mut polys: Vec<Option<Polygon>> = polys.into_iter().map(Some).collect();
+    // Directed edge → polygon holding it.
+    let mut owner: BTreeMap<([i32; 2], [i32; 2]), usize> = BTreeMap::new();
+    for (i, p) in polys.iter().enumerate() {
+        if let Some(p) = p {
+            for k in 0..p.len() {
+                owner.insert((p[k], p[(k + 1) % p.len()]), i);
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for a in 0..polys.len() {
+            let mut k = 0;
+            while let Some(pa) = polys[a].clone() {
+                if k >= pa.len() {
+                    break;
+                }
+                let (u, v) = (pa[k], pa[(k + 1) % pa.len()]);
+                let b = match owner.get(&(v, u)) {
+                    Some(&b) if b != a && polys[b].is_some() => b,
+                    _ => {
+                        k += 1;
+                        continue;
+                    }
+                };
+                let pb = polys[b].as_ref().cloned().unwrap_or_default();
+                match try_merge(&pa, k, &pb, (v, u)) {
+                    Some(merged) => {
+                        for p in [&pa, &pb] {
+                            for j in 0..p.len() {
+                                owner.remove(&(p[j], p[(j + 1) % p.len()]));
+                            }
+                        }
+                        for j in 0..merged.len() {
+                            owner.insert((merged[j], merged[(j + 1) % merged.len()]), a);
+                        }
+                        polys[a] = Some(merged);
+                        polys[b] = None;
+                        changed = true;
+                        k = 0;
+                    }
+                    None => k += 1,
+                }
+            }
+        }
+    }
+    let live: Vec<Polygon> = polys.into_iter().flatten().collect();
+    let mut shared: BTreeMap<([i32; 2], [i32; 2]), ()> = BTreeMap::new();
+    for p in &live {
+        for k in 0..p.len() {
+            shared.insert((p[k], p[(k + 1) % p.len()]), ());
+        }
+    }
+    live.into_iter()
+        .map(|p| {
+            let mut mask = 0u32;
+            for k in 0..p.len() {
+                if shared.contains_key(&(p[(k + 1) % p.len()], p[k])) {
+                    mask |= 1 << k;
+                }
+            }
+            (p, mask)
+        })
+        .collect()
+}
+
+/// The union of `a` and `b` across a's edge `k` (= b's edge `v → u`), if it
+/// is strictly convex with at most [`MAX_PIECE_VERTICES`] vertices.
+fn try_merge(a: &Polygon, k: usize, b: &Polygon, (v, u): ([i32; 2], [i32; 2])) -> Option<Polygon> {
+    let kb = (0..b.len()).find(|&j| b[j] == v && b[(j + 1) % b.len()] == u)?;
+    // a from v around to u, then b from after u around to before v.
+    let mut m: Polygon = Vec::with_capacity(a.len() + b.len() - 2);
+    for j in 0..a.len() {
+        m.push(a[(k + 1 + j) % a.len()]);
+    }
+    for j in 2..b.len() {
+        m.push(b[(kb + j) % b.len()]);
+    }
+    // Drop exactly collinear vertices; refuse any reflex one.
+    let mut i = 0;
+    while i < m.len() && m.len() >= 3 {
+        let n = m.len();
+        let o = orient_i(m[(i + n - 1) % n], m[i], m[(i + 1) % n]);
+        if o < 0 {
+            return None;
+        }
+        if o == 0 {
+            m.remove(i);
+            i = i.saturating_sub(1);
+            continue;
+        }
+        i += 1;
+    }
+    (m.len() >= 3 && m.len() <= MAX_PIECE_VERTICES && is_strictly_convex(&m)).then_some(m)
+}
+
+fn is_strictly_convex(p: &Polygon) -> bool {
+    let n = p.len();
+    (0..n).all(|i| orient_i(p[(i + n - 1) % n], p[i], p[(i + 1) % n]) > 0)
+}
+
+/// Twice the signed area (fixed-point units²).
+pub fn area2(p: &Polygon) -> i128 {
+    let n = p.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = (p[i], p[(i + 1) % n]);
+            a[0] as i128 * b[1] as i128 - b[0] as i128 * a[1] as i128
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn two_triangles_of_a_square_merge_into_one_quad() {
+        let a = vec![[0, 0], [10, 0], [10, 10]];
+        let b = vec![[0, 0], [10, 10], [0, 10]];
+        let out = merge_convex(vec![a, b]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0.len(), 4);
+        assert_eq!(area2(&out[0].0), 200);
+        assert_eq!(out[0].1, 0, "no shared edge left");
+    }
+
+    #[test]
+    fn a_reflex_union_is_not_merged() {
+        // An L of two triangles whose union is not convex.
+        let a = vec![[0, 0], [10, 0], [0, 10]];
+        let b = vec![[10, 0], [20, 10], [0, 10]];
+        let c = vec![[0, 10], [20, 10], [-30, 40]];
+        let out = merge_convex(vec![a, b, c]);
+        let total: i128 = out.iter().map(|(p, _)| area2(p)).sum();
+        assert_eq!(total, 100 + 200 + 600);
+        assert!(out.iter().all(|(p, _)| is_strictly_convex(p)));
+    }
+
+    /// A grid of `n × m` unit squares split into triangles.
+    fn grid(n: i32, m: i32, s: i32, flip: &[bool]) -> Vec<Polygon> {
+        let mut out = Vec::new();
+        for i in 0..n {
+            for j in 0..m {
+                let (x, y) = (i * s, j * s);
+                let f = flip.get((i * m + j) as usize).copied().unwrap_or(false);
+                if f {
+                    out.push(vec![[x, y], [x + s, y], [x, y + s]]);
+                    out.push(vec![[x + s, y], [x + s, y + s], [x, y + s]]);
+                } else {
+                    out.push(vec![[x, y], [x + s, y], [x + s, y + s]]);
+                    out.push(vec![[x, y], [x + s, y + s], [x, y + s]]);
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn pieces_are_convex_small_and_cover_the_area(
+            n in 1i32..6, m in 1i32..6, s in 1i32..2000,
+            flip in proptest::collection::vec(any::<bool>(), 36),
+            drop in proptest::collection::vec(any::<bool>(), 72),
+        ) {
+            let tris: Vec<Polygon> = grid(n, m, s, &flip)
+                .into_iter()
+                .zip(drop.iter().chain(std::iter::repeat(&false)))
+                .filter(|(_, d)| !**d)
+                .map(|(t, _)| t)
+                .collect();
+            let want: i128 = tris.iter().map(area2).sum();
+            let count = tris.len();
+            let out = merge_convex(tris);
+            let got: i128 = out.iter().map(|(p, _)| area2(p)).sum();
+            prop_assert_eq!(got, want);
+            prop_assert!(out.len() <= count.max(1));
+            for (p, _) in &out {
+                prop_assert!(is_strictly_convex(p));
+                prop_assert!(p.len() >= 3 && p.len() <= MAX_PIECE_VERTICES);
+            }
+            // No two pieces overlap: total area equals area of the union,
+            // which for a grid subset is the sum of the kept triangles.
+        }
+    }
+}
