@@ -6,9 +6,6 @@ pub const HALO_SLACK_CM: f64 = 8.0;
 pub const DEGENERATE_AREA2_CM2: f64 = 1e-6;
 /// Coordinates beyond this magnitude are refused. [Units: cm]
 pub const MAX_COORD_CM: f64 = 1.0e8;
-/// A vertex dropped to keep a quantised piece convex may lie at most this far
-/// from the new edge; otherwise the triangle becomes a blocker. [Units: cm]
-pub const MAX_CONVEXITY_FIX_CM: f64 = 0.002;
 /// Slack added to a piece's z error bound for the runtime's own f64
 /// evaluation of the stored f32 plane. [Units: cm]
 pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;

@@ -20,9 +20,8 @@ use crate::stage::classify::{Classes, TriClass};
 use crate::stage::convex_partition::merge_convex;
 use crate::stage::coplanar_merge::{coplanar_merge, flat_groups};
 use crate::stage::ingest::Mesh;
-use crate::tolerance::MAX_CONVEXITY_FIX_CM;
 use rayon::prelude::*;
-use walksurf_format::{TILE_SIZE_CM, VERTEX_STEPS_PER_CM, to_fixed};
+use walksurf_format::{TILE_SIZE_CM, to_fixed};
 
 /// One convex piece of a tile, in tile-relative fixed point.
 #[derive(Clone, Debug, PartialEq)]
@@ -211,7 +210,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 3;
+pub const TILE_PIPELINE_VERSION: u32 = 4;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -370,19 +369,20 @@ fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i3
             return None;
         }
     }
-    // Quantise and keep strictly convex (exact integer orientation).
+    // Quantise; drop exactly collinear or repeated vertices (that moves no
+    // edge). A reflex vertex would need an edge moved: such a triangle is
+    // kept exact as a blocker instead (exact integer orientation).
     let mut q: Vec<[i32; 2]> = poly.iter().map(|p| [to_fixed(p[0]), to_fixed(p[1])]).collect();
     loop {
         let len = q.len();
         if len < 3 {
             return None;
         }
-        let bad = (0..len).find(|&i| orient_i(q[(i + len - 1) % len], q[i], q[(i + 1) % len]) <= 0);
-        let Some(i) = bad else { break };
-        let (p, c, nx) = (q[(i + len - 1) % len], q[i], q[(i + 1) % len]);
-        if p != c && c != nx && dist_to_line_cm(p, nx, c) > MAX_CONVEXITY_FIX_CM {
+        let turn = |i: usize| orient_i(q[(i + len - 1) % len], q[i], q[(i + 1) % len]);
+        if (0..len).any(|i| turn(i) < 0) {
             return None;
         }
+        let Some(i) = (0..len).find(|&i| turn(i) == 0) else { break };
         q.remove(i);
     }
     (q.len() <= walksurf_format::MAX_PIECE_VERTICES).then_some(q)
@@ -423,10 +423,3 @@ pub fn orient_i(a: [i32; 2], b: [i32; 2], c: [i32; 2]) -> i64 {
     (b[0] as i64 - ax) * (c[1] as i64 - ay) - (b[1] as i64 - ay) * (c[0] as i64 - ax)
 }
 
-fn dist_to_line_cm(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> f64 {
-    let len = (((b[0] as i64 - a[0] as i64).pow(2) + (b[1] as i64 - a[1] as i64).pow(2)) as f64).sqrt();
-    if len == 0.0 {
-        return 0.0;
-    }
-    (orient_i(a, b, p) as f64).abs() / len / VERTEX_STEPS_PER_CM
-}
