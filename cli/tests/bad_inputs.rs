@@ -33,6 +33,10 @@ const GOLDEN: &[(&str, &[&str])] = &[
         &["node \"floor\" primitive 0", "accessor 0", "400 elements", "48 bytes"],
     ),
     (
+        "no-accessors.gltf",
+        &["mesh 0 primitive 0", "POSITION accessor 0 does not exist"],
+    ),
+    (
         "index-out-of-range.gltf",
         &["node \"floor\" primitive 0", "index 7 out of range (4 vertices)"],
     ),
@@ -337,5 +341,79 @@ fn invalid_queries_fall_back_or_get_an_error_line() {
     }
     for (i, a) in answers.iter().enumerate().step_by(2) {
         assert_eq!(a["result"], "floor", "good query at line {} -> {a}", i + 1);
+    }
+}
+
+// ------------------------------------------------------------------ fuzz
+
+/// The fuzz harnesses (`fuzz/src/lib.rs`), compiled into this test so that
+/// every input the fuzzer ever crashed on is replayed by `cargo test`.
+#[path = "../../fuzz/src/lib.rs"]
+#[allow(dead_code)]
+mod fuzz;
+
+const REGRESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions");
+
+#[test]
+fn fuzz_regressions_replay_without_panicking() {
+    type Harness = fn(&[u8]);
+    let targets: [(&str, Harness); 3] = [
+        ("surface_from_bytes", fuzz::surface_from_bytes),
+        ("ingest", fuzz::ingest),
+        ("query_line", fuzz::query_line),
+    ];
+    let mut replayed = 0;
+    for (target, run) in targets {
+        let dir = Path::new(REGRESSIONS).join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("dir entry").path();
+            let data = std::fs::read(&path).expect("read a regression input");
+            // A panic here names the input in the test output.
+            eprintln!("replaying {}", path.display());
+            run(&data);
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "no inputs under {REGRESSIONS}");
+}
+
+/// The harnesses on their seeds: a baked file answers, and the query fixture
+/// bakes (a harness that fails on valid input finds nothing).
+#[test]
+fn fuzz_harnesses_accept_valid_input() {
+    let fixture = fuzz::query_surface_fixture();
+    fuzz::query_surface(fixture, 1);
+    let mut bytes = vec![0u8];
+    bytes.extend_from_slice(fixture.bytes());
+    fuzz::surface_from_bytes(&bytes);
+    bytes[0] = 1; // re-sealed: the checksums are already right
+    fuzz::surface_from_bytes(&bytes);
+    fuzz::query_line(br#"{"op":"find_floor","pos":[50,50,97],"mode":"line"}"#);
+    let answer = walksurf_cli::query::answer_line(fixture, r#"{"op":"find_floor","pos":[30,60,97],"mode":"line"}"#);
+    assert_eq!(answer["result"], "floor", "{answer}");
+    let mut obj = vec![2u8];
+    obj.extend_from_slice(b"v 0 0 0\nv 1 0 0\nv 1 0 -1\nv 0 0 -1\nf 1 2 3 4\n");
+    fuzz::ingest(&obj);
+}
+
+/// An agent larger than the file was baked for (R 42, H 96 by default): the
+/// data cannot answer for it, so capsule queries and sweeps fall back with
+/// `budget_exceeded`. (Line-trace mode probes one vertical line and does not
+/// depend on the agent's size.)
+#[test]
+fn oversized_agents_exceed_the_budget() {
+    let dir = TempDir::new("oversized");
+    let file = bake_floor(&dir);
+    let lines = [
+        r#"{"op":"find_floor","pos":[30,60,500],"radius":400,"half_height":500}"#,
+        r#"{"op":"find_floor","pos":[30,60,500],"mode":"capsule","radius":43,"half_height":96}"#,
+        r#"{"op":"sweep","pos":[30,60,500],"delta":[10,0],"radius":400,"half_height":500}"#,
+    ];
+    for (q, a) in lines.iter().zip(query(&dir, &file, &lines)) {
+        assert_eq!(a["result"], "fallback", "{q} -> {a}");
+        assert_eq!(a["reason"], "budget_exceeded", "{q} -> {a}");
     }
 }

@@ -77,8 +77,16 @@ pub fn query_surface(surface: &Surface, seed: u64) {
         }
     }
     // Far outside every tile, and at the extremes of f64.
-    for pos in [[1e300, 0.0, 0.0], [-1e300, 1e300, 0.0], [0.0, 0.0, 1e300], [0.0, 0.0, -1e300]] {
-        check_floor(surface.find_floor(pos, 100.0, Agent::DEFAULT, FloorMode::LineTrace), pos);
+    for pos in [
+        [1e300, 0.0, 0.0],
+        [-1e300, 1e300, 0.0],
+        [0.0, 0.0, 1e300],
+        [0.0, 0.0, -1e300],
+    ] {
+        check_floor(
+            surface.find_floor(pos, 100.0, Agent::DEFAULT, FloorMode::LineTrace),
+            pos,
+        );
         check_sweep(surface.sweep_horizontal(pos, [10.0, 0.0], Agent::DEFAULT));
     }
 }
@@ -105,7 +113,9 @@ fn check_sweep(outcome: SweepOutcome) {
 /// Recomputes the section-table checksum (of whatever table the header's
 /// count covers, if it is in bounds) and then the header checksum.
 pub fn reseal(bytes: &mut [u8]) {
-    let count = bytes.get(12..14).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as usize);
+    let count = bytes
+        .get(12..14)
+        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as usize);
     if let Some(table) = bytes.get(64..64 + 32 * count) {
         let sum = (hash64(table) as u32).to_le_bytes();
         if let Some(field) = bytes.get_mut(56..60) {
@@ -146,7 +156,10 @@ pub fn ingest(data: &[u8]) {
         return;
     };
     // Baking is linear in the area covered: keep it to a few tiles.
-    let extent = mesh.vertices.iter().fold(0.0f64, |m, v| m.max(v[0].abs()).max(v[1].abs()));
+    let extent = mesh
+        .vertices
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v[0].abs()).max(v[1].abs()));
     if mesh.triangles.len() > 256 || extent > 2.0 * TILE_SIZE_CM {
         return;
     }
@@ -169,7 +182,10 @@ pub fn query_line(data: &[u8]) {
     };
     for line in text.split('\n') {
         let answer = walksurf_cli::query::answer_line(surface, line);
-        assert!(answer.get("result").and_then(|r| r.as_str()).is_some(), "{line:?} -> {answer}");
+        assert!(
+            answer.get("result").and_then(|r| r.as_str()).is_some(),
+            "{line:?} -> {answer}"
+        );
         // The answer is printed as one line.
         assert!(!answer.to_string().contains('\n'), "{line:?} -> {answer}");
     }
@@ -188,9 +204,8 @@ pub fn query_surface_fixture() -> &'static Surface {
             threads: 1,
             ..BakeConfig::default()
         };
-        let (mesh, _) =
-            walksurf_bake::stage::ingest::ingest_bytes(Path::new("fixture.obj"), obj.as_bytes(), &config)
-                .unwrap_or_else(|e| panic!("fixture: {e}"));
+        let (mesh, _) = walksurf_bake::stage::ingest::ingest_bytes(Path::new("fixture.obj"), obj.as_bytes(), &config)
+            .unwrap_or_else(|e| panic!("fixture: {e}"));
         let out = walksurf_bake::bake_mesh(&mesh, &config, 1, &Silent).unwrap_or_else(|e| panic!("fixture: {e}"));
         Surface::from_bytes(&out.bytes).unwrap_or_else(|e| panic!("fixture: {e}"))
     })

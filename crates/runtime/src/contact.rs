@@ -43,52 +43,55 @@ pub struct Contact {
     pub point: V3,
 }
 
-/// Sphere (centre `c`, radius `r`) moving down onto the segment `p0 → p1`,
-/// touching it at an interior point. `None` if it never does (or only at an
-/// endpoint: the vertex test covers those).
-pub fn sphere_down_segment(c: V3, r: f64, p0: V3, p1: V3) -> Option<Contact> {
+/// The interval of `t` during which the sphere moving down touches or
+/// overlaps the whole segment `p0 → p1` (distance ≤ `r`), with the contact
+/// point at its start; `None` if never. The distance along the motion is
+/// convex, so the set is one interval: the union of the endpoints' and the
+/// interior's intervals.
+pub fn sphere_down_segment_interval(c: V3, r: f64, p0: V3, p1: V3) -> Option<(Contact, f64)> {
+    let mut first: Option<Contact> = None;
+    let mut last = f64::NEG_INFINITY;
+    let mut take = |t_in: f64, t_out: f64, point: V3| {
+        if t_in <= t_out {
+            if first.is_none_or(|f| t_in < f.t) {
+                first = Some(Contact { t: t_in, point });
+            }
+            last = last.max(t_out);
+        }
+    };
+    for v in [p0, p1] {
+        let h2 = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2);
+        if h2 <= r * r {
+            let s = (r * r - h2).sqrt();
+            take(c[2] - v[2] - s, c[2] - v[2] + s, v);
+        }
+    }
     let d = sub(p1, p0);
     let l = len(d);
-    if l == 0.0 {
-        return None;
+    if l > 0.0 {
+        let u = scale(d, 1.0 / l);
+        let w0 = sub(c, p0);
+        let w0p = sub(w0, scale(u, dot(w0, u)));
+        let zp = sub([0.0, 0.0, 1.0], scale(u, u[2]));
+        let a = dot(zp, zp);
+        let b = dot(w0p, zp);
+        let disc = b * b - a * (dot(w0p, w0p) - r * r);
+        if a >= 1e-12 && disc >= 0.0 {
+            let (mut t1, mut t2) = ((b - disc.sqrt()) / a, (b + disc.sqrt()) / a);
+            // Keep the times whose closest point is inside the segment.
+            let along0 = dot(w0, u);
+            if u[2].abs() > 0.0 {
+                let (ta, tb) = (along0 / u[2], (along0 - l) / u[2]);
+                t1 = t1.max(ta.min(tb));
+                t2 = t2.min(ta.max(tb));
+            } else if !(0.0..=l).contains(&along0) {
+                t2 = t1 - 1.0;
+            }
+            let along = along0 - t1 * u[2];
+            take(t1, t2, add(p0, scale(u, along.clamp(0.0, l))));
+        }
     }
-    let u = scale(d, 1.0 / l);
-    // Perpendicular parts (to the line) of w0 = c − p0 and of the motion −ẑ.
-    let w0 = sub(c, p0);
-    let w0p = sub(w0, scale(u, dot(w0, u)));
-    let zp = sub([0.0, 0.0, 1.0], scale(u, u[2]));
-    let a = dot(zp, zp); // 1 − u_z²
-    if a < 1e-12 {
-        return None; // vertical segment: only its endpoints can be touched first
-    }
-    // |w0p − t·zp|² = r²  →  a t² − 2 b t + (|w0p|² − r²) = 0
-    let b = dot(w0p, zp);
-    let cc = dot(w0p, w0p) - r * r;
-    let disc = b * b - a * cc;
-    if disc < 0.0 {
-        return None;
-    }
-    let t = (b - disc.sqrt()) / a;
-    let along = dot(w0, u) - t * u[2];
-    if !(0.0..=l).contains(&along) {
-        return None;
-    }
-    Some(Contact {
-        t,
-        point: add(p0, scale(u, along)),
-    })
-}
-
-/// Sphere moving down onto the point `v`.
-pub fn sphere_down_point(c: V3, r: f64, v: V3) -> Option<Contact> {
-    let h2 = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2);
-    if h2 > r * r {
-        return None;
-    }
-    Some(Contact {
-        t: (c[2] - v[2]) - (r * r - h2).sqrt(),
-        point: v,
-    })
+    first.map(|f| (f, last))
 }
 
 /// Sphere moving down onto the upper side of the plane `z = a·x + b·y + k`
@@ -212,30 +215,217 @@ pub fn vertical_segment_triangle_distance(cx: f64, cy: f64, z0: f64, z1: f64, tr
     d
 }
 
+// ---------------------------------------------------------------------------
+// Horizontal sweep: the capsule moving sideways (Ericson §5.5; the feature
+// pairs of the oracle's capsule cast).
+//
+// Frame: relative to the capsule centre at the start of the move. The axis
+// is the segment (0,0,−h)..(0,0,h); it moves by s·u (u unit, horizontal),
+// s ≥ 0. Each function gives the first s at which the distance between the
+// moving part and the feature drops to `rho` (the "entering" root): a
+// feature already within `rho` and approaching gives 0, one within `rho` and
+// receding gives nothing (the caller checks the start separately).
+
+/// A contact of the moving capsule: distance moved, the touched point, and
+/// the unit normal from that point toward the capsule axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepContact {
+    pub s: f64,
+    pub point: V3,
+    pub normal: V3,
+}
+
+/// Smallest `s ≥ 0` at which `a·s² + 2·b·s + c` (a squared distance minus
+/// `rho²`, `a ≥ 0`) enters `≤ 0`; `Some(0)` if it starts inside while
+/// decreasing; `None` if it never decreases into the region.
+#[inline]
+pub fn entering_root(a: f64, b: f64, c: f64) -> Option<f64> {
+    if b >= 0.0 {
+        return None;
+    }
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let disc = b * b - a * c;
+    if disc < 0.0 {
+        return None;
+    }
+    // Stable form of (−b − √disc) / a.
+    Some(c / (-b + disc.sqrt()))
+}
+
+#[inline]
+fn unit_or(v: V3, fallback: V3) -> V3 {
+    let l = len(v);
+    if l > 0.0 && l.is_finite() {
+        scale(v, 1.0 / l)
+    } else {
+        fallback
+    }
+}
+
+/// Sphere centre `e` moving along `u` against the plane through `q` with unit
+/// normal `n`, from whichever side it is on: when its distance to the plane
+/// reaches `rho`. `point` is the foot of the centre on the plane then (the
+/// caller checks it lies inside the face); `normal` is `±n` toward the sphere.
+#[inline]
+pub fn sweep_sphere_plane(e: V3, u: V3, n: V3, q: V3, rho: f64) -> Option<SweepContact> {
+    let sd0 = dot(n, sub(e, q));
+    if sd0 == 0.0 {
+        return None;
+    }
+    let side = sd0.signum();
+    let speed = -side * dot(n, u);
+    if speed <= 0.0 {
+        return None;
+    }
+    let s = (sd0.abs() - rho).max(0.0) / speed;
+    let c = add(e, scale(u, s));
+    Some(SweepContact {
+        s,
+        point: sub(c, scale(n, dot(n, sub(c, q)))),
+        normal: scale(n, side),
+    })
+}
+
+/// Sphere centre `e` moving along `u` against the interior of segment
+/// `p0 → p1` (endpoints: [`sweep_sphere_point`]).
+#[inline]
+pub fn sweep_sphere_segment(e: V3, u: V3, p0: V3, p1: V3, rho: f64) -> Option<SweepContact> {
+    let d = sub(p1, p0);
+    let dd = dot(d, d);
+    if dd <= 0.0 {
+        return None;
+    }
+    let m = sub(e, p0);
+    let m_perp = sub(m, scale(d, dot(m, d) / dd));
+    let u_perp = sub(u, scale(d, dot(u, d) / dd));
+    let a = dot(u_perp, u_perp);
+    if a <= 0.0 {
+        return None;
+    }
+    let s = entering_root(a, dot(m_perp, u_perp), dot(m_perp, m_perp) - rho * rho)?;
+    let c = add(e, scale(u, s));
+    let tau = dot(sub(c, p0), d) / dd;
+    if !(0.0..=1.0).contains(&tau) {
+        return None;
+    }
+    let x = add(p0, scale(d, tau));
+    Some(SweepContact {
+        s,
+        point: x,
+        normal: unit_or(sub(c, x), scale(u, -1.0)),
+    })
+}
+
+/// Sphere centre `e` moving along unit `u` against the point `q`.
+#[inline]
+pub fn sweep_sphere_point(e: V3, u: V3, q: V3, rho: f64) -> Option<SweepContact> {
+    let m = sub(e, q);
+    let s = entering_root(1.0, dot(m, u), dot(m, m) - rho * rho)?;
+    Some(SweepContact {
+        s,
+        point: q,
+        normal: unit_or(sub(add(e, scale(u, s)), q), scale(u, -1.0)),
+    })
+}
+
+/// The interior of the vertical axis `z ∈ [−h, h]` (at the origin, moving
+/// along horizontal unit `u`) against segment `p0 → p1`: the common
+/// perpendicular of a vertical line and a non-vertical one is horizontal, so
+/// this is the 2-D distance to the edge's projected line, valid when the
+/// closest edge point lies on the edge and within the axis's z range.
+/// Vertical edges are parallel to the axis: their endpoints cover them.
+#[inline]
+pub fn sweep_axis_segment(h: f64, u: V3, p0: V3, p1: V3, rho: f64) -> Option<SweepContact> {
+    let d = sub(p1, p0);
+    let dxy2 = d[0] * d[0] + d[1] * d[1];
+    if dxy2 <= 1e-24 * dot(d, d) || dxy2 <= 0.0 {
+        return None;
+    }
+    let l = dxy2.sqrt();
+    let (ex, ey) = (d[0] / l, d[1] / l);
+    // Signed 2-D distance of the axis (at the origin) from the edge's line.
+    let sd0 = -p0[0] * ey + p0[1] * ex;
+    if sd0 == 0.0 {
+        return None;
+    }
+    let side = sd0.signum();
+    let speed = -side * (u[0] * ey - u[1] * ex);
+    if speed <= 0.0 {
+        return None;
+    }
+    let s = (sd0.abs() - rho).max(0.0) / speed;
+    let (cx, cy) = (s * u[0], s * u[1]);
+    let tau = ((cx - p0[0]) * d[0] + (cy - p0[1]) * d[1]) / dxy2;
+    if !(0.0..=1.0).contains(&tau) {
+        return None;
+    }
+    let x = add(p0, scale(d, tau));
+    if x[2] < -h || x[2] > h {
+        return None;
+    }
+    Some(SweepContact {
+        s,
+        point: x,
+        normal: unit_or([cx - x[0], cy - x[1], 0.0], scale(u, -1.0)),
+    })
+}
+
+/// The interior of the vertical axis `z ∈ [−h, h]` moving along horizontal
+/// unit `u` against the point `q` (a vertical cylinder against a point).
+#[inline]
+pub fn sweep_axis_point(h: f64, u: V3, q: V3, rho: f64) -> Option<SweepContact> {
+    if q[2] < -h || q[2] > h {
+        return None;
+    }
+    let a = u[0] * u[0] + u[1] * u[1];
+    let b = -(q[0] * u[0] + q[1] * u[1]);
+    let s = entering_root(a, b, q[0] * q[0] + q[1] * q[1] - rho * rho)?;
+    let (cx, cy) = (s * u[0], s * u[1]);
+    Some(SweepContact {
+        s,
+        point: q,
+        normal: unit_or([cx - q[0], cy - q[1], 0.0], scale(u, -1.0)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn first(c: V3, r: f64, p0: V3, p1: V3) -> Option<Contact> {
+        sphere_down_segment_interval(c, r, p0, p1).map(|(f, _)| f)
+    }
 
     #[test]
     fn segment_contact_matches_closed_form() {
         // A horizontal edge along x at z = 0; sphere r = 42 centred 20 cm to
         // the side and 100 cm up: contact when the vertical gap is
-        // sqrt(42² − 20²), so t = 100 − sqrt(1364).
-        let c = sphere_down_segment([0.0, 20.0, 100.0], 42.0, [-50.0, 0.0, 0.0], [50.0, 0.0, 0.0]).unwrap();
-        assert!((c.t - (100.0 - 1364f64.sqrt())).abs() < 1e-9);
-        assert!((c.point[0]).abs() < 1e-9 && c.point[1].abs() < 1e-9);
-        // Beyond the end: no interior contact.
-        assert!(sphere_down_segment([80.0, 20.0, 100.0], 42.0, [-50.0, 0.0, 0.0], [50.0, 0.0, 0.0]).is_none());
+        // sqrt(42² − 20²), so t = 100 − sqrt(1364); it leaves at 100 + that.
+        let (f, out) =
+            sphere_down_segment_interval([0.0, 20.0, 100.0], 42.0, [-50.0, 0.0, 0.0], [50.0, 0.0, 0.0]).unwrap();
+        assert!((f.t - (100.0 - 1364f64.sqrt())).abs() < 1e-9);
+        assert!((out - (100.0 + 1364f64.sqrt())).abs() < 1e-9);
+        assert!(f.point[0].abs() < 1e-9 && f.point[1].abs() < 1e-9);
+        // Beyond the end (80 − 50 = 30 cm in x, 20 in y): the endpoint.
+        let f = first([80.0, 20.0, 100.0], 42.0, [-50.0, 0.0, 0.0], [50.0, 0.0, 0.0]).unwrap();
+        assert_eq!(f.point, [50.0, 0.0, 0.0]);
+        assert!((f.t - (100.0 - (42f64.powi(2) - 30f64.powi(2) - 20f64.powi(2)).sqrt())).abs() < 1e-9);
+        assert!(first([80.0, 40.0, 100.0], 42.0, [-50.0, 0.0, 0.0], [50.0, 0.0, 0.0]).is_none());
     }
 
     #[test]
     fn sloped_segment_contact_touches_at_distance_r() {
         let (p0, p1) = ([0.0, 0.0, 0.0], [100.0, 0.0, 50.0]);
         let c0 = [40.0, 15.0, 200.0];
-        let c = sphere_down_segment(c0, 30.0, p0, p1).unwrap();
+        let c = first(c0, 30.0, p0, p1).unwrap();
         let centre = [c0[0], c0[1], c0[2] - c.t];
         let d = segment_segment_distance(centre, centre, p0, p1);
         assert!((d - 30.0).abs() < 1e-9, "{d}");
+        // Just before, the sphere is clear of the segment.
+        let before = [c0[0], c0[1], c0[2] - c.t + 1e-6];
+        assert!(segment_segment_distance(before, before, p0, p1) > 30.0);
     }
 
     #[test]
@@ -244,9 +434,10 @@ mod tests {
         let c = sphere_down_plane([0.0, 0.0, 100.0], 10.0, 0.0, 0.0, 5.0);
         assert!((c.t - 85.0).abs() < 1e-12);
         assert_eq!(c.point, [0.0, 0.0, 5.0]);
-        let v = sphere_down_point([3.0, 4.0, 100.0], 10.0, [0.0, 0.0, 0.0]).unwrap();
+        // A degenerate segment is a point.
+        let v = first([3.0, 4.0, 100.0], 10.0, [0.0; 3], [0.0; 3]).unwrap();
         assert!((v.t - (100.0 - 75f64.sqrt())).abs() < 1e-12);
-        assert!(sphere_down_point([30.0, 4.0, 100.0], 10.0, [0.0, 0.0, 0.0]).is_none());
+        assert!(first([30.0, 4.0, 100.0], 10.0, [0.0; 3], [0.0; 3]).is_none());
     }
 
     #[test]
@@ -260,5 +451,59 @@ mod tests {
         // A vertical wall triangle.
         let wall = [[0.0, 0.0, 0.0], [100.0, 0.0, 0.0], [0.0, 0.0, 100.0]];
         assert!((vertical_segment_triangle_distance(10.0, 7.0, 10.0, 20.0, wall) - 7.0).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::*;
+
+    const U: V3 = [1.0, 0.0, 0.0];
+
+    #[test]
+    fn entering_root_cases() {
+        // Distance² − ρ² = (s − 10)² − 4: enters at s = 8.
+        assert_eq!(entering_root(1.0, -10.0, 96.0), Some(8.0));
+        // Already inside and approaching: 0; receding or missing: none.
+        assert_eq!(entering_root(1.0, -1.0, -1.0), Some(0.0));
+        assert_eq!(entering_root(1.0, 1.0, -1.0), None);
+        assert_eq!(entering_root(1.0, -1.0, 5.0), None);
+    }
+
+    #[test]
+    fn sphere_against_wall_plane_and_edges() {
+        // Wall plane x = 50 (normal −x toward the sphere): touch after 50 − 10.
+        let c = sweep_sphere_plane([0.0; 3], U, [1.0, 0.0, 0.0], [50.0, 0.0, 0.0], 10.0).unwrap();
+        assert_eq!(c.s, 40.0);
+        assert_eq!(c.point, [50.0, 0.0, 0.0]);
+        assert_eq!(c.normal, [-1.0, 0.0, 0.0]);
+        // Moving away: nothing.
+        assert!(sweep_sphere_plane([0.0; 3], [-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [50.0, 0.0, 0.0], 10.0).is_none());
+        // A horizontal edge along y at x = 50, 6 cm below the centre: touch
+        // when the horizontal gap is √(100 − 36) = 8.
+        let e = sweep_sphere_segment([0.0; 3], U, [50.0, -5.0, -6.0], [50.0, 5.0, -6.0], 10.0).unwrap();
+        assert!((e.s - 42.0).abs() < 1e-12, "{e:?}");
+        assert!((e.normal[0] + 0.8).abs() < 1e-12 && (e.normal[2] - 0.6).abs() < 1e-12);
+        // The same as a point.
+        let p = sweep_sphere_point([0.0; 3], U, [50.0, 0.0, -6.0], 10.0).unwrap();
+        assert!((p.s - 42.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn axis_against_edges_and_points() {
+        // A sloped edge crossing x = 30 at z = 20 (within h = 50): 2-D line
+        // distance, contact after 30 − 10.
+        let c = sweep_axis_segment(50.0, U, [30.0, -10.0, 0.0], [30.0, 10.0, 40.0], 10.0).unwrap();
+        assert!((c.s - 20.0).abs() < 1e-12);
+        assert!((c.point[2] - 20.0).abs() < 1e-12);
+        // Above the axis: not the straight part's business.
+        assert!(sweep_axis_segment(50.0, U, [30.0, -10.0, 60.0], [30.0, 10.0, 80.0], 10.0).is_none());
+        // Vertical edges are left to their endpoints.
+        assert!(sweep_axis_segment(50.0, U, [30.0, 0.0, -10.0], [30.0, 0.0, 10.0], 10.0).is_none());
+        // A point 6 cm off the line of motion: √(100 − 36) = 8 before it.
+        let p = sweep_axis_point(50.0, U, [30.0, 6.0, 0.0], 10.0).unwrap();
+        assert!((p.s - 22.0).abs() < 1e-12);
+        assert!((p.normal[0] + 0.8).abs() < 1e-12 && (p.normal[1] + 0.6).abs() < 1e-12);
+        assert!(sweep_axis_point(50.0, U, [30.0, 6.0, 51.0], 10.0).is_none());
     }
 }

@@ -250,7 +250,7 @@ impl Surface {
             };
             let band = VERTEX_XY_ERR_CM + g.z_err + Z_MARGIN_CM;
             for i in 1..g.n - 1 {
-                check_overlap([g.v[0], g.v[i], g.v[i + 1]], band, &mut hits);
+                check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
             }
             let normal = g.normal();
             let face = sphere_down_plane(c, r, g.a, g.b, g.k);
@@ -264,16 +264,12 @@ impl Surface {
                 }),
                 Side::Band => hits.undecided(face.t - g.z_err),
             }
-            // Every edge and vertex, shared ones too: two pieces of one patch
-            // may meet at a slight crease, where the edge is the first
-            // contact and neither face's contact point lies inside its piece.
+            // Every edge and vertex: two flat groups of one patch may meet at
+            // a slight crease, where the edge is the first contact and neither
+            // face's contact point lies inside its piece.
+            let e = PIECE_EDGE_ERR_CM + g.z_err;
             for i in 0..g.n {
-                if let Some(e) = sphere_down_segment(c, r, g.v[i], g.v[(i + 1) % g.n]) {
-                    hits.push(edge_cand(c, r, e, g.z_err));
-                }
-                if let Some(e) = sphere_down_point(c, r, g.v[i]) {
-                    hits.push(edge_cand(c, r, e, g.z_err));
-                }
+                push_edge_contact(&mut hits, c, r, g.v(i), g.v(i + 1), e);
             }
             true
         }))?;
@@ -299,12 +295,7 @@ impl Surface {
                 }
             }
             for k in 0..3 {
-                if let Some(e) = sphere_down_segment(c, r, tri[k], tri[(k + 1) % 3]) {
-                    hits.push(edge_cand(c, r, e, VERTEX_Z_ERR_CM));
-                }
-                if let Some(e) = sphere_down_point(c, r, tri[k]) {
-                    hits.push(edge_cand(c, r, e, VERTEX_Z_ERR_CM));
-                }
+                push_edge_contact(&mut hits, c, r, tri[k], tri[(k + 1) % 3], BLOCKER_VERTEX_ERR_CM);
             }
             true
         }))?;

@@ -46,44 +46,55 @@ impl Frame<'_> {
     }
 }
 
-/// A piece with 3D vertices in the frame.
-pub(crate) struct PieceGeom {
+/// A piece read in place: plane and fixed-point polygon, with 3D vertices
+/// computed on demand (nothing copied, nothing zeroed).
+pub(crate) struct PieceGeom<'a> {
     pub n: usize,
-    pub v: [V3; MAX_PIECE_VERTICES],
-    fixed: [[f64; 2]; MAX_PIECE_VERTICES],
+    verts: &'a [VertexFixed],
     pub a: f64,
     pub b: f64,
     pub k: f64,
     pub z_err: f64,
 }
 
-impl PieceGeom {
-    pub fn load(header: &PieceHeader, verts: &[VertexFixed]) -> Option<PieceGeom> {
+impl<'a> PieceGeom<'a> {
+    pub fn load(header: &PieceHeader, verts: &'a [VertexFixed]) -> Option<PieceGeom<'a>> {
         let (a, b, k) = (
             header.plane_a.get() as f64,
             header.plane_b.get() as f64,
             header.plane_c.get() as f64,
         );
         let z_err = header.z_err_cm.get() as f64;
-        if verts.len() < 3 || ![a, b, k, z_err].iter().all(|v| v.is_finite()) || z_err < 0.0 {
+        if verts.len() < 3
+            || verts.len() > MAX_PIECE_VERTICES
+            || ![a, b, k, z_err].iter().all(|v| v.is_finite())
+            || z_err < 0.0
+        {
             return None;
         }
-        let mut g = PieceGeom {
+        Some(PieceGeom {
             n: verts.len(),
-            v: [[0.0; 3]; MAX_PIECE_VERTICES],
-            fixed: [[0.0; 2]; MAX_PIECE_VERTICES],
+            verts,
             a,
             b,
             k,
             z_err,
-        };
-        for (i, p) in verts.iter().enumerate() {
-            let (fx, fy) = (p.x.get() as f64, p.y.get() as f64);
-            let (x, y) = (fx / VERTEX_STEPS_PER_CM, fy / VERTEX_STEPS_PER_CM);
-            g.fixed[i] = [fx, fy];
-            g.v[i] = [x, y, a * x + b * y + k];
-        }
-        Some(g)
+        })
+    }
+
+    /// Vertex `i` (taken modulo the vertex count) in fixed-point units.
+    #[inline]
+    fn fixed(&self, i: usize) -> [f64; 2] {
+        let p = self.verts.get(i % self.n).map_or([0, 0], |p| [p.x.get(), p.y.get()]);
+        [p[0] as f64, p[1] as f64]
+    }
+
+    /// Vertex `i` (modulo the vertex count) in the frame, z on the plane.
+    #[inline]
+    pub fn v(&self, i: usize) -> V3 {
+        let [fx, fy] = self.fixed(i);
+        let (x, y) = (fx / VERTEX_STEPS_PER_CM, fy / VERTEX_STEPS_PER_CM);
+        [x, y, self.a * x + self.b * y + self.k]
     }
 
     pub fn normal(&self) -> V3 {
@@ -95,21 +106,19 @@ impl PieceGeom {
         let (qx, qy) = (x * VERTEX_STEPS_PER_CM, y * VERTEX_STEPS_PER_CM);
         let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
         let mut side = Side::Inside;
+        let mut prev = self.fixed(self.n - 1);
         for i in 0..self.n {
-            let [ax, ay] = self.fixed[i];
-            let [bx, by] = self.fixed[(i + 1) % self.n];
+            let [ax, ay] = prev;
+            let [bx, by] = self.fixed(i);
+            prev = [bx, by];
             let (ex, ey) = (bx - ax, by - ay);
-            let len = (ex * ex + ey * ey).sqrt();
-            // Signed distance (fixed-point units), positive inside (left).
-            let d = if len > 0.0 {
-                (ex * (qy - ay) - ey * (qx - ax)) / len
-            } else {
-                0.0
-            };
-            if d < -band {
+            let d = ex * (qy - ay) - ey * (qx - ax);
+            // Signed distance positive inside (left); compare without a sqrt.
+            let lim2 = band * band * (ex * ex + ey * ey);
+            if d < 0.0 && d * d > lim2 {
                 return Side::Outside;
             }
-            if d <= band {
+            if d <= 0.0 || d * d <= lim2 {
                 side = Side::Band;
             }
         }
@@ -187,7 +196,6 @@ pub(crate) struct Hits {
     n: usize,
     /// Smallest t (minus its error) of a contact that may or may not exist.
     undecided_t: f64,
-    overflow: bool,
 }
 
 impl Hits {
@@ -201,21 +209,38 @@ impl Hits {
             }; MAX_CANDIDATES],
             n: 0,
             undecided_t: f64::INFINITY,
-            overflow: false,
         }
     }
 
+    /// Adds a candidate. Candidates certainly before the start (`t < 0`:
+    /// surfaces above a line trace's window, or behind a moving sphere) can
+    /// never be the first contact and are dropped.
     pub fn push(&mut self, c: Cand) {
         if !(c.t.is_finite() && c.err.is_finite()) {
             self.undecided_t = f64::NEG_INFINITY;
             return;
         }
-        match self.list.get_mut(self.n) {
-            Some(slot) => {
-                *slot = c;
-                self.n += 1;
+        if c.t + c.err + Z_MARGIN_CM < 0.0 {
+            return;
+        }
+        // Keep the MAX_CANDIDATES earliest (sorted by t); what falls off the
+        // end is remembered as undecided, so it can still veto an answer.
+        if self.n == self.list.len() {
+            let Some(last) = self.list.last().copied() else { return };
+            if c.t >= last.t {
+                self.undecided_t = self.undecided_t.min(c.t - c.err);
+                return;
             }
-            None => self.overflow = true,
+            self.undecided_t = self.undecided_t.min(last.t - last.err);
+            self.n -= 1;
+        }
+        let Some(slot) = self.list.get_mut(self.n) else { return };
+        *slot = c;
+        let mut i = self.n;
+        self.n += 1;
+        while i > 0 && self.list.get(i - 1).is_some_and(|p| p.t > c.t) {
+            self.list.swap(i - 1, i);
+            i -= 1;
         }
     }
 
@@ -226,9 +251,6 @@ impl Hits {
     /// The first contact with `t ∈ [t_min, t_max]`, `Ok(None)` if there is
     /// certainly none, `Err` when the order or existence is uncertain.
     pub fn decide(&self, t_min: f64, t_max: f64) -> Result<Option<Cand>, FallbackReason> {
-        if self.overflow {
-            return Err(FallbackReason::BudgetExceeded);
-        }
         let list = self.list.get(..self.n).unwrap_or(&[]);
         let mut best: Option<Cand> = None;
         for c in list {
@@ -250,7 +272,9 @@ impl Hits {
                 Ok(None)
             };
         };
-        let reach = best.t + best.err + 2.0 * Z_MARGIN_CM + SAME_Z_CM;
+        // Another contact may come first only if its earliest possible t
+        // reaches the best one's latest possible t.
+        let reach = best.t + best.err + 2.0 * Z_MARGIN_CM;
         if self.undecided_t <= reach {
             return Err(FallbackReason::PrecisionBudget);
         }
@@ -274,23 +298,40 @@ pub(crate) fn walk_result(walk: Result<(), Walk>) -> Result<(), FallbackReason> 
     }
 }
 
-/// An edge or vertex contact with its error bound: vertical error of the
-/// stored geometry plus its horizontal error magnified by the slope of the
-/// contact normal (a grazing contact is imprecise).
-pub(crate) fn edge_cand(c: V3, r: f64, e: Contact, z_err: f64) -> Cand {
-    let centre = [c[0], c[1], c[2] - e.t];
-    let n = scale(sub(centre, e.point), 1.0 / r);
-    let h = (n[0] * n[0] + n[1] * n[1]).sqrt();
-    let err = z_err
-        + if n[2] > 1e-9 {
-            VERTEX_XY_ERR_CM * h / n[2]
-        } else {
-            f64::INFINITY
-        };
-    Cand {
-        t: e.t,
-        err,
-        point: e.point,
-        normal: n,
+/// Contacts of the sphere moving down with a stored segment (interior or
+/// endpoints) whose true position lies within `e` of it.
+///
+/// The true first contact lies between the first time the sphere grown by
+/// `e` touches the stored segment and the first time the sphere shrunk by
+/// `e` does (the distance to the segment is convex along the motion, and
+/// moving the segment by `e` changes every distance by at most `e`). So the
+/// nominal contact is pushed with that interval as its error; if the shrunk
+/// sphere never touches, the contact may not exist and is undecided. A
+/// grown sphere that already touches at the start leaves even the order
+/// undecided (the overlap test decides whether it overlaps).
+pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, e: f64) {
+    let Some((early, early_out)) = sphere_down_segment_interval(c, r + e, p0, p1) else {
+        return;
+    };
+    if early_out < 0.0 {
+        return; // behind the sphere (above it) for the whole motion
+    }
+    if early.t < 0.0 {
+        hits.undecided(0.0);
+        return;
+    }
+    let nominal = sphere_down_segment_interval(c, r, p0, p1);
+    let late = sphere_down_segment_interval(c, r - e, p0, p1);
+    match (nominal, late) {
+        (Some((n, _)), Some((l, _))) => {
+            let centre = [c[0], c[1], c[2] - n.t];
+            hits.push(Cand {
+                t: n.t,
+                err: (n.t - early.t).max(l.t - n.t),
+                point: n.point,
+                normal: scale(sub(centre, n.point), 1.0 / r),
+            });
+        }
+        _ => hits.undecided(early.t),
     }
 }

@@ -5,32 +5,53 @@ use walksurf_format::VERTEX_STEPS_PER_CM;
 
 /// Half-width of the band around a piece or blocker edge inside which the
 /// runtime cannot tell inside from outside: vertex quantisation (1/1024 cm,
-/// ≤ 0.0007 cm per vertex), the convexity fix of the bake (≤ 0.002 cm) and
-/// f64 rounding, with margin. A point in the band is undecided. [Units: cm]
+/// ≤ 0.0007 cm per vertex) and f64 rounding, with margin. A point in the
+/// band is undecided. [Units: cm]
 pub const EDGE_BAND_CM: f64 = 0.005;
 /// Largest XY error of a stored vertex: half a fixed-point step on each axis.
 /// [Units: cm]
 pub const VERTEX_XY_ERR_CM: f64 = 0.5 * std::f64::consts::SQRT_2 / VERTEX_STEPS_PER_CM;
 /// Largest Z error of a stored blocker vertex. [Units: cm]
 pub const VERTEX_Z_ERR_CM: f64 = 0.5 / VERTEX_STEPS_PER_CM;
+/// Largest distance of a stored piece vertex from the true one, besides the
+/// piece's own z error bound: XY quantisation, and the z that XY error makes
+/// on a walkable plane (slope < 1). The bake moves no edge otherwise (a
+/// triangle that would need it is kept exact as a blocker). [Units: cm]
+pub const PIECE_EDGE_ERR_CM: f64 = VERTEX_XY_ERR_CM * std::f64::consts::SQRT_2;
 /// Extra margin on every distance comparison beyond the stored error bounds
 /// (f64 rounding of world ↔ tile coordinates far from the origin). [Units: cm]
 pub const Z_MARGIN_CM: f64 = 0.001;
-/// Two candidate contacts whose distances differ by less than this (beyond
-/// their error bounds) may swap order: unless they agree on the normal, the
-/// answer is undecided. [Units: cm]
-pub const SAME_Z_CM: f64 = 0.005;
-/// Two normals within this (max component difference) are the same.
-pub const SAME_NORMAL: f64 = 1e-4;
+/// Two normals within this (max component difference) are the same: half
+/// the 1e-3 normal tolerance of the contract, so either may be answered.
+pub const SAME_NORMAL: f64 = 5e-4;
 /// A normal whose z lies this close to the walkable threshold is undecided.
 pub const WALKABLE_Z_BAND: f64 = 1e-5;
 /// An answer whose own error bound exceeds this cannot promise the 0.01 cm
-/// contract (with the other margins added). [Units: cm]
-pub const MAX_CONTACT_ERR_CM: f64 = 0.004;
+/// contract (the rest is margin for f64 rounding). [Units: cm]
+pub const MAX_CONTACT_ERR_CM: f64 = 0.008;
 /// Line-trace window: how far above the capsule bottom the trace starts.
 /// [Units: cm]
 pub const LINE_TRACE_ABOVE_CM: f64 = 2.0;
 /// Depth of the BVH traversal stack; a deeper tree is a corrupt file.
 pub const BVH_STACK: usize = 64;
-/// Most candidate contacts one query keeps; more is `BudgetExceeded`.
-pub const MAX_CANDIDATES: usize = 96;
+/// How many of the earliest candidate contacts a query keeps; later ones
+/// only count as undecided (they can veto an answer, never make one).
+pub const MAX_CANDIDATES: usize = 12;
+/// Largest 3-D error of a stored blocker vertex: half a fixed-point step on
+/// each of the three axes. A blocker triangle (and each of its edges) lies
+/// within this of the source triangle. [Units: cm]
+pub const BLOCKER_VERTEX_ERR_CM: f64 = 0.5 * 1.732_050_807_568_877_2 / VERTEX_STEPS_PER_CM;
+/// Sweep: slack added to every primitive's distance error bound for f64
+/// evaluation (world ↔ tile frame, the closed forms) and the tilt of a
+/// piece's f32 plane over one agent radius. [Units: cm]
+pub const SWEEP_EVAL_SLACK_CM: f64 = 1e-5;
+/// Sweep: a Hit is answered only when the true first contact, known to lie
+/// in an interval around the reported one, is certainly within this of it
+/// (the 0.01 cm contract less [`Z_MARGIN_CM`]). [Units: cm]
+pub const SWEEP_MAX_ERR_CM: f64 = 0.01 - Z_MARGIN_CM;
+/// Sweep: the BVH query box is the swept capsule's box grown by this; any
+/// primitive outside it is farther than the radius from the capsule, error
+/// bounds included. [Units: cm]
+pub const SWEEP_BOX_MARGIN_CM: f64 = 1.0;
+/// Sweep: most tiles one query reads (a move longer than a tile is refused).
+pub const MAX_SWEEP_TILES: usize = 16;

@@ -382,7 +382,9 @@ fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i3
         if (0..len).any(|i| turn(i) < 0) {
             return None;
         }
-        let Some(i) = (0..len).find(|&i| turn(i) == 0) else { break };
+        let Some(i) = (0..len).find(|&i| turn(i) == 0) else {
+            break;
+        };
         q.remove(i);
     }
     (q.len() <= walksurf_format::MAX_PIECE_VERTICES).then_some(q)
@@ -422,4 +424,3 @@ pub fn orient_i(a: [i32; 2], b: [i32; 2], c: [i32; 2]) -> i64 {
     let (ax, ay) = (a[0] as i64, a[1] as i64);
     (b[0] as i64 - ax) * (c[1] as i64 - ay) - (b[1] as i64 - ay) * (c[0] as i64 - ax)
 }
-

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use walksurf::{Agent, FloorMode, FloorOutcome, Surface};
 use walksurf_bake::Mesh;
 use walksurf_oracle::corpus::{CorpusQuery, QueryClass};
-use walksurf_oracle::{Oracle, OracleFloor};
+use walksurf_oracle::{AgentShape, Oracle, OracleFloor};
 
 /// Largest |floor_dist − oracle| of an answer that agrees (DESIGN §2). [Units: cm]
 pub const MAX_DIST_ERR_CM: f64 = 0.01;
@@ -403,4 +403,192 @@ pub fn shared_levels_dir() -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+// ---------------------------------------------------------------------------
+// Capsule mode (`FloorMode::Capsule` against `Oracle::find_floor_capsule`).
+
+/// The agents every capsule test tries: the default one, a slimmer one, and
+/// a sphere (`H = R`: no straight part).
+pub const CAPSULE_AGENTS: [Agent; 3] = [
+    Agent::DEFAULT,
+    Agent {
+        radius_cm: 30.0,
+        half_height_cm: 90.0,
+    },
+    Agent {
+        radius_cm: 20.0,
+        half_height_cm: 20.0,
+    },
+];
+
+/// The oracle's spelling of an agent.
+pub fn agent_shape(a: Agent) -> AgentShape {
+    AgentShape {
+        radius_cm: a.radius_cm,
+        half_height_cm: a.half_height_cm,
+    }
+}
+
+/// Largest distance between the runtime's and the oracle's capsule contact
+/// points when `floor_dist` and the normal agree: both points are the
+/// sphere centre at rest minus `R·n̂`, so they differ by at most the
+/// distance error plus `R` times the normal error (`√3 ×` the largest
+/// component difference). [Units: cm]
+pub fn max_impact_err_cm(radius_cm: f64) -> f64 {
+    MAX_DIST_ERR_CM + radius_cm * 3f64.sqrt() * MAX_NORMAL_ERR
+}
+
+/// Compares one capsule answer with the oracle's: the rules of
+/// [`compare_floor`], plus
+/// * the oracle says the capsule starts overlapping: only a Fallback agrees
+///   (the runtime must say `InitialOverlap` or another reason);
+/// * a floor's `location` is `pos − floor_dist·ẑ` and its `impact_point`
+///   is within [`max_impact_err_cm`] of the oracle's.
+pub fn compare_capsule_floor(q: &FloorQuery, ours: FloorOutcome, truth: OracleFloor) -> Result<bool, String> {
+    if let (FloorOutcome::Floor(_) | FloorOutcome::NoFloor, OracleFloor::StartOverlap) = (ours, truth) {
+        return Err(format!(
+            "{ours:?}, but the capsule starts overlapping (oracle StartOverlap)"
+        ));
+    }
+    let answered = compare_floor(ours, truth)?;
+    if let (FloorOutcome::Floor(h), OracleFloor::Floor { impact_point, .. }) = (ours, truth) {
+        let want = [q.pos[0], q.pos[1], q.pos[2] - h.floor_dist];
+        let loc_err = (0..3).map(|k| (h.location[k] - want[k]).abs()).fold(0.0, f64::max);
+        let scale = q.pos.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        if loc_err > 1e-12 * scale {
+            return Err(format!(
+                "location {:?} is not pos − floor_dist·ẑ = {want:?}",
+                h.location
+            ));
+        }
+        let d = (0..3)
+            .map(|k| (h.impact_point[k] - impact_point[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        if d > max_impact_err_cm(q.agent.radius_cm) {
+            return Err(format!(
+                "impact_point {:?} vs oracle {impact_point:?} ({d:.5} cm apart)",
+                h.impact_point
+            ));
+        }
+    }
+    Ok(answered)
+}
+
+/// Runs every query through the runtime (capsule mode) and the oracle.
+pub fn compare_capsule(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery]) -> Tally {
+    let mut t = Tally::default();
+    for q in queries {
+        let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::Capsule);
+        let truth = oracle.find_floor_capsule(q.pos, agent_shape(q.agent), q.down_cm);
+        t.n += 1;
+        match ours {
+            FloorOutcome::Fallback(r) => *t.fallbacks.entry(r.as_str()).or_default() += 1,
+            FloorOutcome::Floor(_) => t.floors += 1,
+            FloorOutcome::NoFloor => {}
+        }
+        match compare_capsule_floor(q, ours, truth) {
+            Ok(answered) => t.answered += answered as usize,
+            Err(why) => {
+                t.answered += 1;
+                t.errors.push(format!(
+                    "pos {:?} down {} agent (R {}, H {}): {why}; oracle {truth:?}",
+                    q.pos, q.down_cm, q.agent.radius_cm, q.agent.half_height_cm
+                ));
+            }
+        }
+    }
+    t
+}
+
+/// Corpus queries of one class, each asked with `down_cm` and `agent`.
+pub fn corpus_queries_for(corpus: &[CorpusQuery], class: QueryClass, down_cm: f64, agent: Agent) -> Vec<FloorQuery> {
+    corpus
+        .iter()
+        .filter(|q| q.class == class)
+        .map(|q| FloorQuery {
+            pos: q.pos,
+            down_cm,
+            agent,
+        })
+        .collect()
+}
+
+/// Capsule-bottom heights relative to where the capsule rests that probe
+/// both ends of the window `[0, down]` (for every `down` of [`DOWNS_CM`]),
+/// the hover, and starts that overlap (negative). [Units: cm]
+pub const REST_OFFSETS_CM: [f64; 18] = [
+    -5.0, -0.01, 0.0, 0.004, 0.01, 1.0, 2.15, 9.99, 10.0, 10.01, 25.0, 47.39, 47.4, 47.41, 199.99, 200.0, 200.01, 260.0,
+];
+
+/// Capsule-bottom height (world cm) at which `agent` rests when dropped at
+/// `(x, y)` from just above the surface at height `z`, or `None` when it
+/// cannot start above it without overlapping or falls further than 300 cm.
+pub fn capsule_rest_bottom(oracle: &Oracle, x: f64, y: f64, z: f64, agent: Agent) -> Option<f64> {
+    for lift in [30.0, 10.0, 3.0, 1.0] {
+        let bottom = z + lift;
+        match oracle.find_floor_capsule([x, y, bottom + agent.half_height_cm], agent_shape(agent), 300.0) {
+            OracleFloor::StartOverlap => continue,
+            OracleFloor::Floor { floor_dist, .. } => return Some(bottom - floor_dist),
+            OracleFloor::NoFloor => return None,
+        }
+    }
+    None
+}
+
+/// Capsule queries down the vertical line at `(x, y)`: for every surface the
+/// oracle's line meets there (between `z_lo − 300` and `z_hi + 300`), capsule
+/// bottoms at [`REST_OFFSETS_CM`] above where `agent` rests when dropped onto
+/// it, and at the surface itself (a start that overlaps it); plus bottoms
+/// above, below and between everything. Each with every `down` of [`DOWNS_CM`].
+pub fn capsule_column_queries(
+    oracle: &Oracle,
+    x: f64,
+    y: f64,
+    z_lo: f64,
+    z_hi: f64,
+    agent: Agent,
+    out: &mut Vec<FloorQuery>,
+) {
+    let surfaces = column_heights(oracle, x, y, z_hi + 300.0, z_lo - 300.0, 8);
+    let mut bottoms = vec![z_hi + 50.0, z_lo - 50.0, 0.5 * (z_lo + z_hi)];
+    for &z in &surfaces {
+        bottoms.push(z);
+        if let Some(rest) = capsule_rest_bottom(oracle, x, y, z, agent) {
+            bottoms.extend(REST_OFFSETS_CM.iter().map(|o| rest + o));
+        }
+    }
+    for b in bottoms {
+        for down_cm in DOWNS_CM {
+            out.push(FloorQuery {
+                pos: [x, y, b + agent.half_height_cm],
+                down_cm,
+                agent,
+            });
+        }
+    }
+}
+
+/// [`capsule_column_queries`] over an `nx × ny` grid spanning `[lo, hi]` in
+/// XY, for every agent of `agents`.
+pub fn capsule_grid_queries(
+    oracle: &Oracle,
+    lo: [f64; 3],
+    hi: [f64; 3],
+    nx: usize,
+    ny: usize,
+    agents: &[Agent],
+) -> Vec<FloorQuery> {
+    let mut out = Vec::new();
+    for i in 0..nx {
+        for j in 0..ny {
+            let x = lo[0] + (hi[0] - lo[0]) * i as f64 / (nx - 1).max(1) as f64;
+            let y = lo[1] + (hi[1] - lo[1]) * j as f64 / (ny - 1).max(1) as f64;
+            for &agent in agents {
+                capsule_column_queries(oracle, x, y, lo[2], hi[2], agent, &mut out);
+            }
+        }
+    }
+    out
 }
