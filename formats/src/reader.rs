@@ -247,19 +247,14 @@ impl<'a> FileView<'a> {
 
     /// A view of `bytes` through a layout that [`FileView::parse`] returned
     /// for these same bytes. `None` if the bytes do not fit the layout.
-    pub fn new(bytes: &'a [u8], layout: &FileLayout) -> Option<FileView<'a>> {
-        let header = Header::ref_from_prefix(bytes).ok()?.0;
-        let params_range = layout.sections.iter().find(|s| s.0 == section::BAKE_PARAMS)?.1.clone();
-        let params = BakeParams::ref_from_bytes(bytes.get(params_range)?).ok()?;
-        let index_header = TileIndexHeader::ref_from_bytes(
-            bytes.get(layout.index.start - size_of::<TileIndexHeader>()..layout.index.start)?,
-        )
-        .ok()?;
+    pub fn new(bytes: &'a [u8], layout: &'a FileLayout) -> Option<FileView<'a>> {
+        // Header, parameters and index header were validated and copied at
+        // parse time: only the slices are taken from the bytes here.
         Some(FileView {
             bytes,
-            header,
-            params,
-            index_header,
+            header: &layout.header,
+            params: &layout.params,
+            index_header: &layout.index_header,
             index: bytes.get(layout.index.clone())?,
             hot: <[TileHot]>::ref_from_bytes(bytes.get(layout.hot.clone())?).ok()?,
             data: bytes.get(layout.data.clone())?,

@@ -11,22 +11,33 @@ pub(crate) struct QBox {
 }
 
 impl QBox {
-    /// Quantises a query box, rounding outward.
+    /// Quantises a query box, rounding outward (without libm calls: this is
+    /// on every query's path).
     pub fn new(lo: [f64; 3], hi: [f64; 3]) -> QBox {
-        let c = |v: f64| {
-            if v.is_nan() || v <= 0.0 {
-                0
-            } else if v >= u16::MAX as f64 {
-                u16::MAX
-            } else {
-                v as u16
-            }
-        };
         QBox {
-            min: lo.map(|v| c(v.floor())),
-            max: hi.map(|v| c(v.ceil())),
+            min: lo.map(floor_u16),
+            max: hi.map(ceil_u16),
         }
     }
+}
+
+/// `⌊v⌋` clamped to `u16` (NaN: 0).
+#[inline]
+fn floor_u16(v: f64) -> u16 {
+    if v.is_nan() || v <= 0.0 {
+        0
+    } else if v >= u16::MAX as f64 {
+        u16::MAX
+    } else {
+        v as u16
+    }
+}
+
+/// `⌈v⌉` clamped to `u16` (NaN: 0).
+#[inline]
+fn ceil_u16(v: f64) -> u16 {
+    let t = floor_u16(v);
+    if t < u16::MAX && (t as f64) < v { t + 1 } else { t }
 }
 
 /// Why a traversal stopped early.
@@ -89,6 +100,34 @@ pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bo
 
 #[cfg(test)]
 mod tests {
+    /// The libm-free rounding equals libm's, clamped to `u16`.
+    #[test]
+    fn qbox_rounding_matches_libm() {
+        let clamp = |v: f64| {
+            if v.is_nan() {
+                0
+            } else {
+                v.clamp(0.0, u16::MAX as f64) as u16
+            }
+        };
+        let mut x: u64 = 5;
+        for i in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let r = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let v = match i % 5 {
+                0 => 70_000.0 * r - 1000.0,
+                1 => (100.0 * r).round(),
+                2 => 65_535.0 + r,
+                3 => f64::NAN,
+                _ => r * 1e-3,
+            };
+            let q = QBox::new([v; 3], [v; 3]);
+            assert_eq!((q.min[0], q.max[0]), (clamp(v.floor()), clamp(v.ceil())), "{v}");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
     use walksurf_bake::stage::layout::{BvhItem, build_bvh};

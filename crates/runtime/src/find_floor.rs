@@ -76,12 +76,9 @@ impl Surface {
         cache: Option<&mut QueryCache>,
     ) -> Result<Option<Frame<'_>>, FallbackReason> {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
-        let tx = (pos[0] / TILE_SIZE_CM).floor();
-        let ty = (pos[1] / TILE_SIZE_CM).floor();
-        if tx.abs() > i32::MAX as f64 || ty.abs() > i32::MAX as f64 {
+        let (Some(tx), Some(ty)) = (tile_coord(pos[0]), tile_coord(pos[1])) else {
             return Err(FallbackReason::OutsideCoverage);
-        }
-        let (tx, ty) = (tx as i32, ty as i32);
+        };
         let generation = self.generation();
         let hinted = match cache {
             Some(c) => {
@@ -309,5 +306,42 @@ impl Surface {
             return Ok(FloorOutcome::NoFloor);
         };
         self.floor_hit(pos, best.t, f.to_world(best.point), best.normal)
+    }
+}
+
+/// `⌊v / TILE_SIZE_CM⌋` as a tile coordinate (without a libm call), or `None`
+/// beyond the `i32` range.
+#[inline]
+pub(crate) fn tile_coord(v: f64) -> Option<i32> {
+    let q = v / TILE_SIZE_CM;
+    if q.is_nan() || q.abs() >= i32::MAX as f64 {
+        return None;
+    }
+    let t = q as i32; // truncates toward zero
+    Some(if (t as f64) > q { t - 1 } else { t })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tile_coord_is_floor() {
+        for v in [
+            0.0,
+            1.0,
+            3199.999,
+            3200.0,
+            -0.0,
+            -1e-9,
+            -3200.0,
+            -3200.5,
+            5e5,
+            -5e5,
+            1e10,
+            f64::NAN,
+        ] {
+            let want = (v / super::TILE_SIZE_CM).floor();
+            let want = (want.abs() < i32::MAX as f64).then_some(want as i32);
+            assert_eq!(super::tile_coord(v), want, "{v}");
+        }
     }
 }

@@ -43,12 +43,12 @@
 //! plane rejection before any exact test.
 
 use crate::Surface;
-use crate::bvh::{QBox, visit};
+use crate::bvh::visit;
 use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
-use walksurf_format::{MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, TileQuant, VERTEX_STEPS_PER_CM, VertexFixed};
+use walksurf_format::{MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
 
 impl Surface {
     /// Sweeps the capsule (centre `pos`, world cm) by `(dx, dy, 0)`: `Clear`
@@ -707,54 +707,12 @@ fn floor_i32(v: f64) -> i32 {
     if (t as f64) > v { t - 1 } else { t }
 }
 
-/// [`Frame::query_box`] (same box: rounded outward, clamped to `u16`)
-/// without libm's `floor` / `ceil`, which cost more here than the rest of
-/// an empty query.
-#[inline]
-fn query_box(f: &Frame<'_>, lo: V3, hi: V3) -> QBox {
-    let lo = [
-        TileQuant::xy_query(lo[0]),
-        TileQuant::xy_query(lo[1]),
-        f.quant.z_query(lo[2]),
-    ];
-    let hi = [
-        TileQuant::xy_query(hi[0]),
-        TileQuant::xy_query(hi[1]),
-        f.quant.z_query(hi[2]),
-    ];
-    QBox {
-        min: lo.map(floor_u16),
-        max: hi.map(ceil_u16),
-    }
-}
-
-/// `⌊v⌋` clamped to `u16` (NaN: 0). For v in (0, 65535) a cast truncates,
-/// which is `floor`.
-#[inline]
-fn floor_u16(v: f64) -> u16 {
-    if v.is_nan() || v <= 0.0 {
-        0
-    } else if v >= u16::MAX as f64 {
-        u16::MAX
-    } else {
-        v as u16
-    }
-}
-
-/// `⌈v⌉` clamped to `u16` (NaN: 0).
-#[inline]
-fn ceil_u16(v: f64) -> u16 {
-    let t = floor_u16(v);
-    if t < u16::MAX && (t as f64) < v { t + 1 } else { t }
-}
-
 /// Reads one tile's primitives near the move into `acc`.
 fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Result<(), FallbackReason> {
     let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
     let m = q.r + SWEEP_BOX_MARGIN_CM;
     let (ex, ey) = (c[0] + q.len * q.u[0], c[1] + q.len * q.u[1]);
-    let qbox = query_box(
-        f,
+    let qbox = f.query_box(
         [c[0].min(ex) - m, c[1].min(ey) - m, c[2] - q.h - m],
         [c[0].max(ex) + m, c[1].max(ey) + m, c[2] + q.h + m],
     );
@@ -953,9 +911,9 @@ mod tests {
         }
     }
 
-    /// The fast query box is the same box as `Frame::query_box`.
+    /// The libm-free floor is libm's floor.
     #[test]
-    fn fast_rounding_matches_qbox() {
+    fn fast_floor_matches_libm() {
         let mut seed = 5;
         for i in 0..100_000 {
             let v = match i % 4 {
@@ -964,8 +922,7 @@ mod tests {
                 2 => 65_535.0 + rng(&mut seed),
                 _ => rng(&mut seed) * 1e-3,
             };
-            let q = QBox::new([v; 3], [v; 3]);
-            assert_eq!((q.min[0], q.max[0]), (floor_u16(v), ceil_u16(v)), "{v}");
+            let _ = v;
             let w = 1e4 * rng(&mut seed);
             assert_eq!(floor_i32(w), w.floor() as i32, "{w}");
         }
