@@ -238,6 +238,35 @@ pub mod blocker_flags {
     pub const VERTICAL: u32 = 2;
 }
 
+/// Edge of a certificate cell (a tile has `CERT_CELLS × CERT_CELLS`).
+pub const CERT_CELL_CM: f64 = 40.0;
+/// Certificate cells per tile edge.
+pub const CERT_CELLS: usize = 80;
+
+/// Bits of [`TileHot::flags`].
+pub mod tile_flags {
+    /// The blob ends with a certificate region (see [`super::Cert`]).
+    pub const HAS_CERTS: u32 = 1;
+}
+
+/// A flat-floor certificate of one cell: over the cell grown by the largest
+/// agent radius, the plane `z = a·x + b·y + k` (tile frame) lies inside one
+/// piece (with the edge band to spare), and no other geometry reaches above
+/// the plane below `clear_z`. A query inside the cell whose agent stays
+/// below `clear_z` touches nothing but this plane.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Cert {
+    pub a: F32,
+    pub b: F32,
+    pub k: F32,
+    pub z_err_cm: F32,
+    /// Lowest z (tile frame) of any other geometry over the grown cell.
+    pub clear_z: F32,
+    pub reserved: U32,
+}
+const _: () = assert!(size_of::<Cert>() == 24);
+
 /// Rounds `offset` up to the section alignment.
 pub const fn align_up(offset: usize, align: usize) -> usize {
     offset.div_ceil(align) * align

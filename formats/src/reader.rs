@@ -6,6 +6,7 @@ use crate::hash64;
 use crate::layout::*;
 use core::ops::Range;
 use zerocopy::FromBytes;
+use zerocopy::little_endian::U32;
 
 /// Why a file was refused. Each variant carries a short static reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +65,10 @@ pub struct TileView<'a> {
     pub pieces: &'a [u8],
     pub blocker_bvh: &'a [BvhLine],
     pub blockers: &'a [Blocker],
+    /// Certificate cell offsets (`CERT_CELLS² + 1` entries) and records;
+    /// empty when the tile has none. Bounds-checked at use.
+    pub cert_offsets: &'a [U32],
+    pub certs: &'a [Cert],
 }
 
 fn range_of(offset: u64, length: u64, file_len: usize) -> Option<Range<usize>> {
@@ -296,13 +301,17 @@ impl<'a> FileView<'a> {
             hot.blocker_count.get(),
         )?;
         let start = usize::try_from(hot.blob_offset.get()).ok()?;
-        let blob = self.data.get(start..start.checked_add(layout.len())?)?;
+        let blob_len = (hot.blob_len.get() as usize).max(layout.len());
+        let blob = self.data.get(start..start.checked_add(blob_len)?)?;
+        let (cert_offsets, certs) = cert_region(hot, blob, layout.len()).unwrap_or((&[], &[]));
         Some(TileView {
             hot,
             piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
             pieces: blob.get(layout.pieces)?,
             blocker_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.blocker_bvh)?).ok()?,
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
+            cert_offsets,
+            certs,
         })
     }
 
@@ -318,6 +327,19 @@ impl<'a> FileView<'a> {
 #[inline]
 fn le_u32(bytes: &[u8]) -> u32 {
     bytes.first_chunk::<4>().map_or(0, |b| u32::from_le_bytes(*b))
+}
+
+/// The certificate region after a tile's blockers (64-byte aligned):
+/// `CERT_CELLS² + 1` `u32` offsets, then the records.
+fn cert_region<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> Option<(&'a [U32], &'a [Cert])> {
+    if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
+        return None;
+    }
+    let rest = blob.get(align_up(regions_end, SECTION_ALIGN)..)?;
+    let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, CERT_CELLS * CERT_CELLS + 1).ok()?;
+    let n = rest.len() / size_of::<Cert>();
+    let certs = <[Cert]>::ref_from_bytes(rest.get(..n * size_of::<Cert>())?).ok()?;
+    Some((offsets, certs))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {

@@ -56,6 +56,8 @@ pub struct BakeReport {
     pub pieces: usize,
     pub piece_vertices: usize,
     pub blockers: usize,
+    /// Flat-floor certificates (cell × floor) the runtime's fast path uses.
+    pub certificates: usize,
     /// Walkable triangles that could not be represented as a piece and
     /// became blockers instead (queries over them fall back).
     pub demoted_triangles: usize,
@@ -266,6 +268,7 @@ fn bake_in_pool(
         report.pieces += t.stats.pieces;
         report.piece_vertices += t.stats.vertices;
         report.blockers += t.stats.blockers;
+        report.certificates += t.stats.certificates;
         report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(t.stats.max_z_err_cm);
         records.push(t.record);
     }

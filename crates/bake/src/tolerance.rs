@@ -14,3 +14,6 @@ pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;
 /// between them is within 2× this of the piece's normal, well inside the
 /// 1e-3 normal tolerance of the contract. [Units: radians]
 pub const FLAT_NORMAL_TOL_RAD: f64 = 2e-4;
+/// Extra inset a certified floor must have from its piece's edges: the
+/// runtime's edge band (quantisation of the piece's vertices). [Units: cm]
+pub const CERT_BAND_CM: f64 = 0.005;

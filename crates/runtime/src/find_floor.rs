@@ -136,6 +136,12 @@ impl Surface {
         let bottom = pos[2] - agent.half_height_cm - f.origin[2];
         let top = bottom + LINE_TRACE_ABOVE_CM;
         let lo = bottom - down_cm;
+        if let Some(z) = certified_line(&f, x, y, lo, top) {
+            return match z {
+                Some((z, normal)) => self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], normal),
+                None => Ok(FloorOutcome::NoFloor),
+            };
+        }
         let q = f.query_box([x, y, lo - 1.0], [x, y, top + 1.0]);
         let mut hits = Hits::new();
         let mut corrupt = false;
@@ -212,6 +218,12 @@ impl Surface {
             pos[2] - half_seg - f.origin[2],
         ];
         let top_z = c[2] + 2.0 * half_seg;
+        if let Some(found) = certified_capsule(&f, c, r, top_z + r, down_cm) {
+            return match found {
+                Some(best) => self.floor_hit(pos, best.t, f.to_world(best.point), best.normal),
+                None => Ok(FloorOutcome::NoFloor),
+            };
+        }
         let m = 1.0;
         let q = f.query_box(
             [c[0] - r - m, c[1] - r - m, c[2] - down_cm - r - m],
@@ -343,5 +355,66 @@ mod tests {
             let want = (want.abs() < i32::MAX as f64).then_some(want as i32);
             assert_eq!(super::tile_coord(v), want, "{v}");
         }
+    }
+}
+
+/// The fast path of a line trace: a certificate of the cell proves the
+/// column between its plane and `clear_z` is empty. `Some(Some((z,
+/// normal)))`: the floor; `Some(None)`: certainly no floor; `None`: the
+/// certificates decide nothing (take the full path).
+fn certified_line(f: &Frame<'_>, x: f64, y: f64, lo: f64, top: f64) -> Option<Option<(f64, V3)>> {
+    let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
+    for cert in f.certs_at(x, y) {
+        let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
+        let err = cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+        let z = a * x + b * y + k;
+        if z + err <= top && best.is_none_or(|(bz, _, _)| z > bz) {
+            best = Some((z, err, cert));
+        }
+    }
+    let (z, err, cert) = best?;
+    if top + Z_MARGIN_CM >= cert.clear_z.get() as f64 || err > MAX_CONTACT_ERR_CM {
+        return None;
+    }
+    if z - err >= lo {
+        Some(Some((z, plane_normal(cert.a.get() as f64, cert.b.get() as f64))))
+    } else if z + err < lo {
+        Some(None)
+    } else {
+        None
+    }
+}
+
+/// The fast path of a capsule floor: the capsule (bottom sphere centre `c`,
+/// radius `r`, top `top_z`) over a certified cell, clear of everything but
+/// the certified plane, meets only that plane. `None`: take the full path.
+fn certified_capsule(f: &Frame<'_>, c: V3, r: f64, top_z: f64, down: f64) -> Option<Option<Cand>> {
+    let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
+    for cert in f.certs_at(c[0], c[1]) {
+        let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
+        let err = cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+        let t = c[2] - (a * c[0] + b * c[1] + k) - r * (a * a + b * b + 1.0).sqrt();
+        if t >= err && best.is_none_or(|(bt, _, _)| t < bt) {
+            best = Some((t, err, cert));
+        }
+    }
+    let (t, err, cert) = best?;
+    if top_z + Z_MARGIN_CM >= cert.clear_z.get() as f64 || err > MAX_CONTACT_ERR_CM {
+        return None;
+    }
+    if t + err <= down {
+        let (a, b) = (cert.a.get() as f64, cert.b.get() as f64);
+        let normal = plane_normal(a, b);
+        let centre = [c[0], c[1], c[2] - t];
+        Some(Some(Cand {
+            t,
+            err,
+            point: sub(centre, scale(normal, r)),
+            normal,
+        }))
+    } else if t - err > down {
+        Some(None)
+    } else {
+        None
     }
 }

@@ -7,7 +7,8 @@ use crate::contact::*;
 use crate::query::FallbackReason;
 use crate::tolerance::*;
 use walksurf_format::{
-    Blocker, MAX_PIECE_VERTICES, PieceHeader, TileQuant, TileView, VERTEX_STEPS_PER_CM, VertexFixed,
+    Blocker, CERT_CELL_CM, CERT_CELLS, Cert, MAX_PIECE_VERTICES, PieceHeader, TileQuant, TileView, VERTEX_STEPS_PER_CM,
+    VertexFixed,
 };
 
 /// Where a point lies relative to a polygon, with an undecided band.
@@ -43,6 +44,23 @@ impl Frame<'_> {
 
     pub fn to_world(&self, p: V3) -> V3 {
         add(p, self.origin)
+    }
+
+    /// The flat-floor certificates of the cell holding `(x, y)` (frame cm);
+    /// empty outside the tile square or when the tile has none.
+    #[inline]
+    pub fn certs_at(&self, x: f64, y: f64) -> &[Cert] {
+        let n = CERT_CELLS as f64;
+        let (i, j) = (x / CERT_CELL_CM, y / CERT_CELL_CM);
+        if !(i >= 0.0 && j >= 0.0 && i < n && j < n) {
+            return &[];
+        }
+        let cell = j as usize * CERT_CELLS + i as usize;
+        let range = |k: usize| self.tile.cert_offsets.get(k).map(|o| o.get() as usize);
+        match (range(cell), range(cell + 1)) {
+            (Some(a), Some(b)) => self.tile.certs.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 }
 

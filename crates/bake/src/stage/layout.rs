@@ -7,8 +7,9 @@
 //! Cost: `O(n log² n)` per tile.
 
 use crate::error::BakeError;
+use crate::stage::certificates::{CertPrim, certificates};
 use crate::stage::tiling::TileContent;
-use crate::tolerance::PLANE_EVAL_SLACK_CM;
+use crate::tolerance::{CERT_BAND_CM, PLANE_EVAL_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
     BVH_EMPTY, Blocker, BvhLine, BvhNode, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed, align_up,
@@ -33,6 +34,8 @@ pub struct TileStats {
     pub bytes: usize,
     /// Largest piece z error bound. [Units: cm]
     pub max_z_err_cm: f64,
+    /// Flat-floor certificates (cells × floors).
+    pub certificates: usize,
 }
 
 /// Lays out one tile.
@@ -76,6 +79,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
 
     // Piece records.
     let mut pieces_bytes = Vec::new();
+    let mut piece_planes = Vec::with_capacity(tile.pieces.len());
     let mut items = Vec::with_capacity(tile.pieces.len());
     let mut stats = TileStats::default();
     if tile.patch_count > u16::MAX as u32 {
@@ -98,6 +102,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             }
         }
         let z_err = z_err + p.plane_err_cm + PLANE_EVAL_SLACK_CM;
+        piece_planes.push(([a32 as f64, b32 as f64, c32 as f64], z_err as f32 as f64));
         lo[2] -= z_err;
         hi[2] += z_err;
         stats.max_z_err_cm = stats.max_z_err_cm.max(z_err);
@@ -124,6 +129,18 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         }
         stats.vertices += p.vertices.len();
     }
+    let mut cert_prims: Vec<CertPrim> = tile
+        .pieces
+        .iter()
+        .zip(&items)
+        .zip(&piece_planes)
+        .map(|((p, it), plane)| CertPrim {
+            xy: p.vertices.iter().map(|v| [from_fixed(v[0]), from_fixed(v[1])]).collect(),
+            z_lo: it.lo[2],
+            z_hi: it.hi[2],
+            plane: Some(*plane),
+        })
+        .collect();
     let piece_bvh = build_bvh(&mut items, &quant);
 
     // Blockers.
@@ -146,6 +163,12 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         // The box must hold the stored (rounded) vertices as well.
         let slack = 1.0 / walksurf_format::VERTEX_STEPS_PER_CM;
         let (lo, hi) = (lo.map(|v| v - slack), hi.map(|v| v + slack));
+        cert_prims.push(CertPrim {
+            xy: rel.iter().map(|v| [v[0], v[1]]).collect(),
+            z_lo: lo[2],
+            z_hi: hi[2],
+            plane: None,
+        });
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
     }
     let blocker_bvh = build_bvh(&mut bitems, &quant);
@@ -156,6 +179,17 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
     blob.extend_from_slice(blocker_bvh.as_bytes());
     blob.extend_from_slice(blockers.as_bytes());
+    let (cert_offsets, certs) = certificates(&cert_prims, tile.reach_cm, CERT_BAND_CM);
+    let mut flags = 0;
+    if !certs.is_empty() {
+        flags |= walksurf_format::tile_flags::HAS_CERTS;
+        blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
+        for o in &cert_offsets {
+            blob.extend_from_slice(&o.to_le_bytes());
+        }
+        blob.extend_from_slice(certs.as_bytes());
+    }
+    stats.certificates = certs.len();
 
     let hot = TileHot {
         tile_x: tile.tile_x.into(),
@@ -171,7 +205,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         blocker_count: (blockers.len() as u32).into(),
         input_hash: tile.input_hash.into(),
         patch_count: tile.patch_count.into(),
-        flags: 0.into(),
+        flags: flags.into(),
     };
     if blob.len() > u32::MAX as usize {
         return Err(err("tile data larger than 4 GiB"));

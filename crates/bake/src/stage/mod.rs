@@ -4,5 +4,6 @@ pub mod classify;
 pub mod convex_partition;
 pub mod coplanar_merge;
 pub mod ingest;
+pub mod certificates;
 pub mod layout;
 pub mod tiling;

@@ -64,6 +64,8 @@ pub struct TileContent {
     pub input_hash: u64,
     /// Walkable triangles that became blockers (could not be a piece).
     pub demoted_triangles: usize,
+    /// Largest agent radius the tile's certificates must hold for. [Units: cm]
+    pub reach_cm: f64,
 }
 
 /// The tiles a world XY box overlaps (inclusive ranges).
@@ -210,7 +212,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 4;
+pub const TILE_PIPELINE_VERSION: u32 = 5;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -351,6 +353,7 @@ pub fn build_tile_hashed(
         max_residual_cm: max_residual,
         input_hash,
         demoted_triangles: demoted,
+        reach_cm: config.max_agent_radius_cm,
     }
 }
 

@@ -1,0 +1,238 @@
+//! Stage 8b, certificates (the seed's precision slots, made exact): per
+//! 40 cm cell of a tile, the flat floors a query there can trust without
+//! looking at anything else.
+//!
+//! A cell gets a certificate for piece P when the cell grown by the largest
+//! agent radius (plus the edge band) lies inside P, and every other
+//! primitive whose footprint meets the cell grown by that radius lies
+//! wholly above P's plane: `clear_z` is the lowest of them. Then a capsule
+//! (or a vertical line) inside the cell that stays below `clear_z` can touch
+//! only P's plane, and the runtime answers with one plane evaluation.
+//! Certificates use the stored (`f32`) plane and its stored error bound, so
+//! the runtime's arithmetic is the one certified.
+//!
+//! Cost: primitives are bucketed by the cells their grown box covers; each
+//! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
+
+use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert};
+
+/// Margin of the containment test beyond the runtime's edge band. [Units: cm]
+const CONTAIN_MARGIN_CM: f64 = 0.01;
+/// A certificate whose clearance above its plane is below this is useless
+/// (no capsule fits) and not stored. [Units: cm]
+const MIN_CLEARANCE_CM: f64 = 1.0;
+/// Primitives reaching within this of the plane from below count as above
+/// it. [Units: cm]
+const BELOW_MARGIN_CM: f64 = 0.01;
+
+/// One primitive as the certificate stage sees it (tile frame, cm).
+#[derive(Clone, Debug)]
+pub struct CertPrim {
+    /// XY footprint polygon (convex for pieces; a triangle for blockers).
+    pub xy: Vec<[f64; 2]>,
+    pub z_lo: f64,
+    pub z_hi: f64,
+    /// For pieces: the stored plane `(a, b, k)` and its error bound.
+    pub plane: Option<([f64; 3], f64)>,
+}
+
+/// Per-cell offsets (`CERT_CELLS² + 1`) and the certificates, each cell's
+/// sorted by plane height at the cell centre.
+pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>) {
+    let n = CERT_CELLS;
+    let cell_of = |v: f64| ((v / CERT_CELL_CM).floor()).clamp(0.0, (n - 1) as f64) as usize;
+    // Bucket by the cells whose grown square the primitive's box meets.
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); n * n];
+    for (i, p) in prims.iter().enumerate() {
+        let (lo, hi) = xy_box(&p.xy);
+        if hi[0] < -reach_cm || hi[1] < -reach_cm {
+            continue;
+        }
+        let (x0, x1) = (cell_of(lo[0] - reach_cm), cell_of(hi[0] + reach_cm));
+        let (y0, y1) = (cell_of(lo[1] - reach_cm), cell_of(hi[1] + reach_cm));
+        if lo[0] - reach_cm > n as f64 * CERT_CELL_CM || lo[1] - reach_cm > n as f64 * CERT_CELL_CM {
+            continue;
+        }
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                buckets[y * n + x].push(i as u32);
+            }
+        }
+    }
+    let mut offsets = Vec::with_capacity(n * n + 1);
+    let mut certs = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            offsets.push(certs.len() as u32);
+            let c_lo = [x as f64 * CERT_CELL_CM, y as f64 * CERT_CELL_CM];
+            let c_hi = [c_lo[0] + CERT_CELL_CM, c_lo[1] + CERT_CELL_CM];
+            let g_lo = [c_lo[0] - reach_cm, c_lo[1] - reach_cm];
+            let g_hi = [c_hi[0] + reach_cm, c_hi[1] + reach_cm];
+            let bucket = &buckets[y * n + x];
+            let start = certs.len();
+            for &pi in bucket {
+                let p = &prims[pi as usize];
+                let Some(([a, b, k], z_err)) = p.plane else { continue };
+                if !grown_cell_inside(&p.xy, c_lo, c_hi, reach_cm + band_cm + CONTAIN_MARGIN_CM) {
+                    continue;
+                }
+                let corners = [[g_lo[0], g_lo[1]], [g_hi[0], g_lo[1]], [g_lo[0], g_hi[1]], [g_hi[0], g_hi[1]]];
+                let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
+                let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
+                let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
+                let mut clear = f64::INFINITY;
+                for &qi in bucket {
+                    if qi == pi {
+                        continue;
+                    }
+                    let q = &prims[qi as usize];
+                    if q.z_hi < p_min - BELOW_MARGIN_CM || !convex_meets_box(&q.xy, g_lo, g_hi) {
+                        continue;
+                    }
+                    clear = clear.min(q.z_lo);
+                }
+                if clear > p_max + MIN_CLEARANCE_CM {
+                    certs.push(Cert {
+                        a: (a as f32).into(),
+                        b: (b as f32).into(),
+                        k: (k as f32).into(),
+                        z_err_cm: (z_err as f32).into(),
+                        // f32 rounds toward the lower side on purpose: a lower
+                        // clearance is still a true bound.
+                        clear_z: f32_at_most(clear).into(),
+                        reserved: 0.into(),
+                    });
+                }
+            }
+            let centre = [c_lo[0] + CERT_CELL_CM / 2.0, c_lo[1] + CERT_CELL_CM / 2.0];
+            certs[start..].sort_by(|p, q| {
+                let z = |c: &Cert| c.a.get() as f64 * centre[0] + c.b.get() as f64 * centre[1] + c.k.get() as f64;
+                z(p).total_cmp(&z(q))
+            });
+        }
+    }
+    offsets.push(certs.len() as u32);
+    (offsets, certs)
+}
+
+/// The largest `f32` not above `v` (`f32::MAX` for +∞).
+fn f32_at_most(v: f64) -> f32 {
+    if v >= f32::MAX as f64 {
+        return f32::MAX;
+    }
+    let f = v as f32;
+    if f as f64 > v { f.next_down() } else { f }
+}
+
+fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
+    let mut lo = [f64::INFINITY; 2];
+    let mut hi = [f64::NEG_INFINITY; 2];
+    for v in p {
+        for k in 0..2 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// Whether the cell `[c_lo, c_hi]` grown by a disk of radius `r` lies inside
+/// the CCW convex polygon: every cell corner at least `r` inside every edge.
+fn grown_cell_inside(poly: &[[f64; 2]], c_lo: [f64; 2], c_hi: [f64; 2], r: f64) -> bool {
+    let corners = [c_lo, [c_hi[0], c_lo[1]], c_hi, [c_lo[0], c_hi[1]]];
+    let n = poly.len();
+    n >= 3
+        && (0..n).all(|i| {
+            let (p, q) = (poly[i], poly[(i + 1) % n]);
+            let (ex, ey) = (q[0] - p[0], q[1] - p[1]);
+            let len = (ex * ex + ey * ey).sqrt();
+            len > 0.0 && corners.iter().all(|c| (ex * (c[1] - p[1]) - ey * (c[0] - p[0])) / len >= r)
+        })
+}
+
+/// Whether a convex polygon (either orientation, possibly degenerate) meets
+/// the box: separating axes of the box and of the polygon's edges.
+fn convex_meets_box(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> bool {
+    let (plo, phi) = xy_box(poly);
+    if phi[0] < lo[0] || plo[0] > hi[0] || phi[1] < lo[1] || plo[1] > hi[1] {
+        return false;
+    }
+    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+    let n = poly.len();
+    for i in 0..n {
+        let (p, q) = (poly[i], poly[(i + 1) % n]);
+        let axis = [-(q[1] - p[1]), q[0] - p[0]];
+        if axis == [0.0, 0.0] {
+            continue;
+        }
+        let proj = |v: &[f64; 2]| axis[0] * v[0] + axis[1] * v[1];
+        let (a_lo, a_hi) = poly.iter().map(proj).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+        let (b_lo, b_hi) = corners.iter().map(proj).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+        if a_hi < b_lo || b_hi < a_lo {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(lo: f64, hi: f64) -> Vec<[f64; 2]> {
+        vec![[lo, lo], [hi, lo], [hi, hi], [lo, hi]]
+    }
+
+    #[test]
+    fn a_big_floor_certifies_its_inner_cells_only() {
+        let floor = CertPrim {
+            xy: square(0.0, 1000.0),
+            z_lo: 0.0,
+            z_hi: 0.0,
+            plane: Some(([0.0, 0.0, 0.0], 0.001)),
+        };
+        let (off, certs) = certificates(&[floor.clone()], 42.0, 0.005);
+        let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
+        // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000.
+        assert_eq!(count(5, 5), 1);
+        // Cell (0, 0) grown by 42 leaves the floor.
+        assert_eq!(count(0, 0), 0);
+        // Cell (24, 5) spans 960..1000: too close to the edge.
+        assert_eq!(count(24, 5), 0);
+        assert!(certs.iter().all(|c| c.clear_z.get() == f32::MAX));
+
+        // A box standing on the floor at 300..340 spoils the cells within 42 cm.
+        let crate_ = CertPrim {
+            xy: square(300.0, 340.0),
+            z_lo: 0.0,
+            z_hi: 50.0,
+            plane: None,
+        };
+        let (off, _) = certificates(&[floor.clone(), crate_], 42.0, 0.005);
+        let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
+        assert_eq!(count(8, 8), 0, "cell 320..360 holds the crate");
+        assert_eq!(count(6, 8), 0, "cell 240..280 is within 42 cm of it");
+        assert_eq!(count(4, 8), 1, "cell 160..200 is 100 cm away");
+
+        // A ceiling 300 cm up is the clearance.
+        let ceiling = CertPrim {
+            xy: square(0.0, 1000.0),
+            z_lo: 300.0,
+            z_hi: 300.0,
+            plane: Some(([0.0, 0.0, 300.0], 0.001)),
+        };
+        let (off, certs) = certificates(&[floor, ceiling], 42.0, 0.005);
+        let i = off[5 * CERT_CELLS + 5] as usize;
+        assert_eq!(off[5 * CERT_CELLS + 6] as usize - i, 2);
+        assert_eq!(certs[i].k.get(), 0.0, "sorted by height");
+        assert_eq!(certs[i].clear_z.get(), 300.0);
+        assert_eq!(certs[i + 1].clear_z.get(), f32::MAX);
+    }
+
+    #[test]
+    fn clearance_rounds_down() {
+        let v = 0.1f64 + 1e-9;
+        assert!(f32_at_most(v) as f64 <= v);
+        assert!(f32_at_most(123.456) as f64 <= 123.456);
+    }
+}
