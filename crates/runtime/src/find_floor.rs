@@ -333,31 +333,6 @@ pub(crate) fn tile_coord(v: f64) -> Option<i32> {
     Some(if (t as f64) > q { t - 1 } else { t })
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn tile_coord_is_floor() {
-        for v in [
-            0.0,
-            1.0,
-            3199.999,
-            3200.0,
-            -0.0,
-            -1e-9,
-            -3200.0,
-            -3200.5,
-            5e5,
-            -5e5,
-            1e10,
-            f64::NAN,
-        ] {
-            let want = (v / super::TILE_SIZE_CM).floor();
-            let want = (want.abs() < i32::MAX as f64).then_some(want as i32);
-            assert_eq!(super::tile_coord(v), want, "{v}");
-        }
-    }
-}
-
 /// The fast path of a line trace: a certificate of the cell proves the
 /// column between its plane and `clear_z` is empty. `Some(Some((z,
 /// normal)))`: the floor; `Some(None)`: certainly no floor; `None`: the
@@ -416,5 +391,30 @@ fn certified_capsule(f: &Frame<'_>, c: V3, r: f64, top_z: f64, down: f64) -> Opt
         Some(None)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tile_coord_is_floor() {
+        for v in [
+            0.0,
+            1.0,
+            3199.999,
+            3200.0,
+            -0.0,
+            -1e-9,
+            -3200.0,
+            -3200.5,
+            5e5,
+            -5e5,
+            1e10,
+            f64::NAN,
+        ] {
+            let want = (v / super::TILE_SIZE_CM).floor();
+            let want = (want.abs() < i32::MAX as f64).then_some(want as i32);
+            assert_eq!(super::tile_coord(v), want, "{v}");
+        }
     }
 }

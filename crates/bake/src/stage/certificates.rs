@@ -2,10 +2,11 @@
 //! 40 cm cell of a tile, the flat floors a query there can trust without
 //! looking at anything else.
 //!
-//! A cell gets a certificate for piece P when the cell grown by the largest
-//! agent radius (plus the edge band) lies inside P, and every other
-//! primitive whose footprint meets the cell grown by that radius lies
-//! wholly above P's plane: `clear_z` is the lowest of them. Then a capsule
+//! A cell gets a certificate for a plane when the cell grown by the largest
+//! agent radius (plus the edge band) is covered by pieces carrying exactly
+//! that stored plane (the pieces of one flat group), and every other
+//! primitive whose footprint meets the grown cell lies wholly above the
+//! plane: `clear_z` is the lowest of them. Then a capsule
 //! (or a vertical line) inside the cell that stays below `clear_z` can touch
 //! only P's plane, and the runtime answers with one plane evaluation.
 //! Certificates use the stored (`f32`) plane and its stored error bound, so
@@ -21,6 +22,11 @@ const CONTAIN_MARGIN_CM: f64 = 0.01;
 /// A certificate whose clearance above its plane is below this is useless
 /// (no capsule fits) and not stored. [Units: cm]
 const MIN_CLEARANCE_CM: f64 = 1.0;
+/// Largest area of the grown cell the plane's pieces may leave uncovered
+/// (cracks where pieces meet at T-junctions and rounding): a hole this small
+/// (≤ 0.3 mm across) tilts a 20 cm sphere's contact normal by < 1e-3 and
+/// moves its contact by < 1e-5 cm. [Units: cm²]
+const MAX_UNCOVERED_CM2: f64 = 1e-3;
 /// Primitives reaching within this of the plane from below count as above
 /// it. [Units: cm]
 const BELOW_MARGIN_CM: f64 = 0.01;
@@ -70,23 +76,50 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             let g_hi = [c_hi[0] + reach_cm, c_hi[1] + reach_cm];
             let bucket = &buckets[y * n + x];
             let start = certs.len();
+            // Each distinct stored plane among the bucket's pieces is a
+            // candidate floor: pieces of one flat group share it exactly.
+            let mut tried: Vec<([f64; 3], f64)> = Vec::new();
             for &pi in bucket {
-                let p = &prims[pi as usize];
-                let Some(([a, b, k], z_err)) = p.plane else { continue };
-                if !grown_cell_inside(&p.xy, c_lo, c_hi, reach_cm + band_cm + CONTAIN_MARGIN_CM) {
+                let Some(plane) = prims[pi as usize].plane else {
+                    continue;
+                };
+                if tried.contains(&plane) {
                     continue;
                 }
-                let corners = [[g_lo[0], g_lo[1]], [g_hi[0], g_lo[1]], [g_lo[0], g_hi[1]], [g_hi[0], g_hi[1]]];
+                tried.push(plane);
+                let ([a, b, k], z_err) = plane;
+                let same = |q: &CertPrim| q.plane == Some(plane);
+                // The grown cell (a square, a superset of the grown disk) must
+                // be covered by the plane's pieces: they are disjoint, so
+                // their clipped areas must add up to the square's.
+                let inset = band_cm + CONTAIN_MARGIN_CM;
+                let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
+                let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
+                let covered: f64 = bucket
+                    .iter()
+                    .map(|&qi| &prims[qi as usize])
+                    .filter(|q| same(q))
+                    .map(|q| clipped_area(&q.xy, sq_lo, sq_hi))
+                    .sum();
+                let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
+                // More than the square means overlapping pieces, whose sum
+                // could hide a hole: no certificate then either.
+                if (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                    continue;
+                }
+                let corners = [
+                    [g_lo[0], g_lo[1]],
+                    [g_hi[0], g_lo[1]],
+                    [g_lo[0], g_hi[1]],
+                    [g_hi[0], g_hi[1]],
+                ];
                 let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
                 let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
                 let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
                 let mut clear = f64::INFINITY;
                 for &qi in bucket {
-                    if qi == pi {
-                        continue;
-                    }
                     let q = &prims[qi as usize];
-                    if q.z_hi < p_min - BELOW_MARGIN_CM || !convex_meets_box(&q.xy, g_lo, g_hi) {
+                    if same(q) || q.z_hi < p_min - BELOW_MARGIN_CM || !convex_meets_box(&q.xy, sq_lo, sq_hi) {
                         continue;
                     }
                     clear = clear.min(q.z_lo);
@@ -97,8 +130,8 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                         b: (b as f32).into(),
                         k: (k as f32).into(),
                         z_err_cm: (z_err as f32).into(),
-                        // f32 rounds toward the lower side on purpose: a lower
-                        // clearance is still a true bound.
+                        // Rounded down on purpose: a lower clearance is still
+                        // a true bound.
                         clear_z: f32_at_most(clear).into(),
                         reserved: 0.into(),
                     });
@@ -124,6 +157,43 @@ fn f32_at_most(v: f64) -> f32 {
     if f as f64 > v { f.next_down() } else { f }
 }
 
+/// Area of a convex polygon (either orientation) clipped to a box.
+fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
+    let mut p: Vec<[f64; 2]> = poly.to_vec();
+    for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
+        let inside = |v: [f64; 2]| if keep_below { v[axis] <= bound } else { v[axis] >= bound };
+        let mut out = Vec::with_capacity(p.len() + 2);
+        for i in 0..p.len() {
+            let (prev, cur) = (p[(i + p.len() - 1) % p.len()], p[i]);
+            let cut = || {
+                let t = (bound - prev[axis]) / (cur[axis] - prev[axis]);
+                let mut r = [prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])];
+                r[axis] = bound;
+                r
+            };
+            match (inside(prev), inside(cur)) {
+                (true, true) => out.push(cur),
+                (true, false) => out.push(cut()),
+                (false, true) => {
+                    out.push(cut());
+                    out.push(cur);
+                }
+                (false, false) => {}
+            }
+        }
+        p = out;
+        if p.len() < 3 {
+            return 0.0;
+        }
+    }
+    let n = p.len();
+    ((0..n)
+        .map(|i| p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1])
+        .sum::<f64>()
+        / 2.0)
+        .abs()
+}
+
 fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
     let mut lo = [f64::INFINITY; 2];
     let mut hi = [f64::NEG_INFINITY; 2];
@@ -134,20 +204,6 @@ fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
         }
     }
     (lo, hi)
-}
-
-/// Whether the cell `[c_lo, c_hi]` grown by a disk of radius `r` lies inside
-/// the CCW convex polygon: every cell corner at least `r` inside every edge.
-fn grown_cell_inside(poly: &[[f64; 2]], c_lo: [f64; 2], c_hi: [f64; 2], r: f64) -> bool {
-    let corners = [c_lo, [c_hi[0], c_lo[1]], c_hi, [c_lo[0], c_hi[1]]];
-    let n = poly.len();
-    n >= 3
-        && (0..n).all(|i| {
-            let (p, q) = (poly[i], poly[(i + 1) % n]);
-            let (ex, ey) = (q[0] - p[0], q[1] - p[1]);
-            let len = (ex * ex + ey * ey).sqrt();
-            len > 0.0 && corners.iter().all(|c| (ex * (c[1] - p[1]) - ey * (c[0] - p[0])) / len >= r)
-        })
 }
 
 /// Whether a convex polygon (either orientation, possibly degenerate) meets
@@ -166,8 +222,14 @@ fn convex_meets_box(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> bool {
             continue;
         }
         let proj = |v: &[f64; 2]| axis[0] * v[0] + axis[1] * v[1];
-        let (a_lo, a_hi) = poly.iter().map(proj).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
-        let (b_lo, b_hi) = corners.iter().map(proj).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+        let (a_lo, a_hi) = poly
+            .iter()
+            .map(proj)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+        let (b_lo, b_hi) = corners
+            .iter()
+            .map(proj)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
         if a_hi < b_lo || b_hi < a_lo {
             return false;
         }
@@ -191,7 +253,7 @@ mod tests {
             z_hi: 0.0,
             plane: Some(([0.0, 0.0, 0.0], 0.001)),
         };
-        let (off, certs) = certificates(&[floor.clone()], 42.0, 0.005);
+        let (off, certs) = certificates(std::slice::from_ref(&floor), 42.0, 0.005);
         let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
         // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000.
         assert_eq!(count(5, 5), 1);
@@ -227,6 +289,38 @@ mod tests {
         assert_eq!(certs[i].k.get(), 0.0, "sorted by height");
         assert_eq!(certs[i].clear_z.get(), 300.0);
         assert_eq!(certs[i + 1].clear_z.get(), f32::MAX);
+    }
+
+    #[test]
+    fn pieces_of_one_plane_certify_together_but_not_across_a_gap() {
+        let plane = Some(([0.0, 0.0, 0.0], 0.001));
+        let tri = |v: Vec<[f64; 2]>| CertPrim {
+            xy: v,
+            z_lo: 0.0,
+            z_hi: 0.0,
+            plane,
+        };
+        // The 1000 cm square as two triangles sharing the diagonal.
+        let halves = [
+            tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]]),
+            tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]]),
+        ];
+        let (off, _) = certificates(&halves, 42.0, 0.005);
+        let count = |off: &[u32], x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
+        assert_eq!(
+            count(&off, 12, 12),
+            1,
+            "a cell on the diagonal is covered by both halves"
+        );
+        // Move the second half 0.5 cm away: a gap along the diagonal.
+        let gapped = [halves[0].clone(), tri(vec![[0.0, 0.5], [999.5, 1000.0], [0.0, 1000.0]])];
+        let (off, _) = certificates(&gapped, 42.0, 0.005);
+        assert_eq!(count(&off, 12, 12), 0, "the gap is within reach");
+        assert_eq!(count(&off, 20, 5), 1, "far from the gap, one half suffices");
+        // The same half twice: overlapping pieces certify nothing.
+        let doubled = [halves[0].clone(), halves[0].clone(), halves[1].clone()];
+        let (off, _) = certificates(&doubled, 42.0, 0.005);
+        assert_eq!(count(&off, 20, 5), 0);
     }
 
     #[test]

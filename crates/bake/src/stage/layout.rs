@@ -135,7 +135,11 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         .zip(&items)
         .zip(&piece_planes)
         .map(|((p, it), plane)| CertPrim {
-            xy: p.vertices.iter().map(|v| [from_fixed(v[0]), from_fixed(v[1])]).collect(),
+            xy: p
+                .vertices
+                .iter()
+                .map(|v| [from_fixed(v[0]), from_fixed(v[1])])
+                .collect(),
             z_lo: it.lo[2],
             z_hi: it.hi[2],
             plane: Some(*plane),

@@ -1,9 +1,9 @@
 //! The bake pipeline, one stage per module, in pipeline order.
 
+pub mod certificates;
 pub mod classify;
 pub mod convex_partition;
 pub mod coplanar_merge;
 pub mod ingest;
-pub mod certificates;
 pub mod layout;
 pub mod tiling;
