@@ -152,7 +152,6 @@ fn main() -> Result<(), Box<dyn Error>> {
                 walk.respawns += 1;
             }
         }
-        eprintln!("leg {:?} -> {:?}: end {:?} {:?} reached {reached}", start.map(|v| v.round()), target.map(|v| v.round()), agent.pos.map(|v| v.round()), agent.mode);
         if reached {
             walk.reached += 1;
         } else {
@@ -303,31 +302,18 @@ impl<'a> Controller<'a> {
         (floor, parry_time.is_none())
     }
 
-    /// `sweep_horizontal` by `delta`: `Clear` or the first `Hit`; also says
-    /// why walksurf declined, if it did.
-    fn sweep(&mut self, pos: [f64; 3], delta: [f64; 2]) -> (SweepOutcome, Option<FallbackReason>) {
+    /// `sweep_horizontal` by `delta`: `Clear` or the first `Hit`.
+    fn sweep(&mut self, pos: [f64; 3], delta: [f64; 2]) -> SweepOutcome {
         let physics = self.physics;
         let mut parry_time = None;
-        let mut declined = None;
         let start = Instant::now();
         let out = self
             .surface
-            .sweep_horizontal_or(&mut self.sweep_cache, pos, delta, AGENT, |reason| {
-                declined = Some(reason);
-                eprintln!("SWFB {reason:?} {pos:?} {delta:?} overl {} {:?}", physics.overlaps(pos), physics.sweep(pos, delta));
+            .sweep_horizontal_or(&mut self.sweep_cache, pos, delta, AGENT, |_reason| {
                 timed(&mut parry_time, || physics.sweep(pos, delta))
             });
         self.count_time(start.elapsed(), parry_time);
-        (out, declined)
-    }
-
-    /// Whether the capsule at `pos` overlaps the level, by parry.
-    fn overlaps(&mut self, pos: [f64; 3]) -> bool {
-        let physics = self.physics;
-        let mut parry_time = None;
-        let overlaps = timed(&mut parry_time, || physics.overlaps(pos));
-        self.count_parry(parry_time);
-        overlaps
+        out
     }
 
     /// UE's FindFloor: the capsule swept down by `down`; if what it meets
@@ -388,7 +374,7 @@ impl<'a> Controller<'a> {
             if len2(remaining) < MIN_MOVE {
                 return;
             }
-            let hit = match self.sweep(self.pos, remaining).0 {
+            let hit = match self.sweep(self.pos, remaining) {
                 SweepOutcome::Hit(hit) => hit,
                 SweepOutcome::Clear => {
                     self.pos = add_xy(self.pos, remaining);
@@ -426,21 +412,12 @@ impl<'a> Controller<'a> {
             return false;
         }
         let raised = [self.pos[0], self.pos[1], self.pos[2] + MAX_STEP];
-        let (swept, declined) = self.sweep(raised, left);
-        // The lift is clear when the raised capsule overlaps nothing:
-        // walksurf checks that before it answers (else InitialOverlap);
-        // when it declines, ask physics.
-        if declined.is_some() && self.overlaps(raised) {
+        // Only a clear path over the obstacle is a step (a wall behind it,
+        // or a wall that only looked low, is slid along instead).
+        let Some(SweepOutcome::Clear) = self.raised_sweep(raised, left) else {
             return false;
-        }
-        let over = match swept {
-            SweepOutcome::Clear => add_xy(raised, left),
-            SweepOutcome::Hit(h) if h.time > 0.0 => pull_back(&h, left),
-            _ => return false,
         };
-        if dist_xy(over, self.pos) < MIN_MOVE {
-            return false;
-        }
+        let over = add_xy(raised, left);
         match self.find_ground(over, MAX_STEP + MAX_FLOOR_DIST, false) {
             Ground::Walkable(floor) => {
                 self.pos = [over[0], over[1], over[2] - (floor.sweep_dist - HOVER).max(0.0)];
@@ -448,6 +425,33 @@ impl<'a> Controller<'a> {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// The step-up's sweep at the raised height, `None` when the lift is
+    /// blocked. The lift is clear when the raised capsule overlaps nothing
+    /// (see `MAX_STEP`). walksurf checks that before it answers, and its
+    /// `InitialOverlap` is certain, so that Fallback needs no physics: this
+    /// is `sweep_horizontal_or` spelled out, to look at the reason.
+    fn raised_sweep(&mut self, raised: [f64; 3], left: [f64; 2]) -> Option<SweepOutcome> {
+        let start = Instant::now();
+        let out = self
+            .surface
+            .sweep_horizontal_cached(&mut self.sweep_cache, raised, left, AGENT);
+        self.count.walksurf += start.elapsed();
+        match out {
+            SweepOutcome::Fallback(FallbackReason::InitialOverlap) => None,
+            SweepOutcome::Fallback(_) => {
+                self.sweep_cache.stats.physics_calls += 1;
+                let physics = self.physics;
+                let mut parry_time = None;
+                let out = timed(&mut parry_time, || {
+                    (!physics.overlaps(raised)).then(|| physics.sweep(raised, left))
+                });
+                self.count_parry(parry_time);
+                out
+            }
+            answered => Some(answered),
         }
     }
 
@@ -530,7 +534,7 @@ impl<'a> Controller<'a> {
             }
         );
         println!(
-            "time: walksurf {:.3} ms ({:.0} ns/query), parry {:.3} ms ({} casts, {:.0} ns/cast); \
+            "time: walksurf {:.3} ms ({:.0} ns/query), parry {:.3} ms ({} calls, {:.0} ns/call); \
              each includes ~{:.0} ns of clock reads",
             ms(self.count.walksurf),
             self.count.walksurf.as_nanos() as f64 / queries.max(1) as f64,
