@@ -49,6 +49,12 @@ pub struct Contact {
 /// convex, so the set is one interval: the union of the endpoints' and the
 /// interior's intervals.
 pub fn sphere_down_segment_interval(c: V3, r: f64, p0: V3, p1: V3) -> Option<(Contact, f64)> {
+    // Cheap rejection: the segment's XY box is farther than r from the centre.
+    let gap = |v: f64, a: f64, b: f64| (a.min(b) - v).max(v - a.max(b)).max(0.0);
+    let (gx, gy) = (gap(c[0], p0[0], p1[0]), gap(c[1], p0[1], p1[1]));
+    if gx * gx + gy * gy > r * r {
+        return None;
+    }
     let mut first: Option<Contact> = None;
     let mut last = f64::NEG_INFINITY;
     let mut take = |t_in: f64, t_out: f64, point: V3| {

@@ -258,6 +258,12 @@ impl Surface {
                 return false;
             };
             let band = VERTEX_XY_ERR_CM + g.z_err + Z_MARGIN_CM;
+            // Wholly below where the sphere will be when a contact already
+            // found happens: neither first contact nor overlap.
+            let z_top = (0..g.n).map(|i| g.v(i)[2]).fold(f64::NEG_INFINITY, f64::max) + band;
+            if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
+                return true;
+            }
             for i in 1..g.n - 1 {
                 check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
             }
@@ -288,6 +294,10 @@ impl Surface {
                 return false;
             };
             let tri = load_blocker(b);
+            let z_top = tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM;
+            if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
+                return true;
+            }
             check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
             if let Some((normal, a, bb, k)) = triangle_plane(&tri) {
                 let face = sphere_down_plane(c, r, a, bb, k);

@@ -262,6 +262,18 @@ impl Hits {
         }
     }
 
+    /// A time by which a contact certainly happened (the smallest `t + err`
+    /// so far; +∞ if none): anything that cannot be touched before it (plus
+    /// the margins `decide` uses) cannot change the answer.
+    pub fn bound(&self) -> f64 {
+        self.list
+            .get(..self.n)
+            .unwrap_or(&[])
+            .iter()
+            .map(|c| c.t + c.err)
+            .fold(f64::INFINITY, f64::min)
+    }
+
     pub fn undecided(&mut self, t_lo: f64) {
         self.undecided_t = self.undecided_t.min(t_lo);
     }
@@ -328,6 +340,11 @@ pub(crate) fn walk_result(walk: Result<(), Walk>) -> Result<(), FallbackReason> 
 /// grown sphere that already touches at the start leaves even the order
 /// undecided (the overlap test decides whether it overlaps).
 pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, e: f64) {
+    // Wholly above the sphere: touched (if ever) only before the start, which
+    // is the overlap test's business.
+    if p0[2].min(p1[2]) > c[2] + r + e {
+        return;
+    }
     let Some((early, early_out)) = sphere_down_segment_interval(c, r + e, p0, p1) else {
         return;
     };

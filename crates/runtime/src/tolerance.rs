@@ -29,6 +29,10 @@ pub const WALKABLE_Z_BAND: f64 = 1e-5;
 /// An answer whose own error bound exceeds this cannot promise the 0.01 cm
 /// contract (the rest is margin for f64 rounding). [Units: cm]
 pub const MAX_CONTACT_ERR_CM: f64 = 0.008;
+/// A primitive that cannot be touched until this long after a contact
+/// already certain is skipped: beyond `decide`'s reach (best error plus two
+/// margins), so it can neither be first nor conflict. [Units: cm]
+pub const PRUNE_MARGIN_CM: f64 = 4.0 * Z_MARGIN_CM + MAX_CONTACT_ERR_CM;
 /// Line-trace window: how far above the capsule bottom the trace starts.
 /// [Units: cm]
 pub const LINE_TRACE_ABOVE_CM: f64 = 2.0;
