@@ -48,56 +48,111 @@ pub struct Contact {
 /// point at its start; `None` if never. The distance along the motion is
 /// convex, so the set is one interval: the union of the endpoints' and the
 /// interior's intervals.
+#[cfg(test)]
 pub fn sphere_down_segment_interval(c: V3, r: f64, p0: V3, p1: V3) -> Option<(Contact, f64)> {
-    // Cheap rejection: the segment's XY box is farther than r from the centre.
+    SegmentCast::new(c, p0, p1).interval(r)
+}
+
+/// Horizontal distance² from `c` to the XY box of the segment: a cheap lower
+/// bound of its distance.
+#[inline]
+pub fn segment_box_dist2(c: V3, p0: V3, p1: V3) -> f64 {
     let gap = |v: f64, a: f64, b: f64| (a.min(b) - v).max(v - a.max(b)).max(0.0);
     let (gx, gy) = (gap(c[0], p0[0], p1[0]), gap(c[1], p0[1], p1[1]));
-    if gx * gx + gy * gy > r * r {
-        return None;
+    gx * gx + gy * gy
+}
+
+/// The radius-independent part of [`sphere_down_segment_interval`], so one
+/// segment can be asked for several radii (nominal, grown, shrunk) at the
+/// cost of one.
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentCast {
+    c: V3,
+    p0: V3,
+    p1: V3,
+    /// Horizontal distance² from the centre to each endpoint.
+    h2: [f64; 2],
+    /// Horizontal distance² from the centre to the segment's XY box.
+    box2: f64,
+    /// Unit direction, length, and the line terms (see the interval).
+    u: V3,
+    l: f64,
+    a: f64,
+    b: f64,
+    w0p2: f64,
+    along0: f64,
+}
+
+impl SegmentCast {
+    pub fn new(c: V3, p0: V3, p1: V3) -> SegmentCast {
+        let h2 = [p0, p1].map(|v| (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2));
+        let d = sub(p1, p0);
+        let l = len(d);
+        let (mut u, mut a, mut b, mut w0p2, mut along0) = ([0.0; 3], 0.0, 0.0, 0.0, 0.0);
+        if l > 0.0 {
+            u = scale(d, 1.0 / l);
+            let w0 = sub(c, p0);
+            along0 = dot(w0, u);
+            let w0p = sub(w0, scale(u, along0));
+            let zp = sub([0.0, 0.0, 1.0], scale(u, u[2]));
+            a = dot(zp, zp);
+            b = dot(w0p, zp);
+            w0p2 = dot(w0p, w0p);
+        }
+        SegmentCast {
+            c,
+            p0,
+            p1,
+            h2,
+            box2: segment_box_dist2(c, p0, p1),
+            u,
+            l,
+            a,
+            b,
+            w0p2,
+            along0,
+        }
     }
-    let mut first: Option<Contact> = None;
-    let mut last = f64::NEG_INFINITY;
-    let mut take = |t_in: f64, t_out: f64, point: V3| {
-        if t_in <= t_out {
-            if first.is_none_or(|f| t_in < f.t) {
-                first = Some(Contact { t: t_in, point });
+
+    /// The interval of `t` during which the sphere of radius `r` touches or
+    /// overlaps the segment, with the contact point at its start.
+    pub fn interval(&self, r: f64) -> Option<(Contact, f64)> {
+        if self.box2 > r * r {
+            return None;
+        }
+        let mut first: Option<Contact> = None;
+        let mut last = f64::NEG_INFINITY;
+        let mut take = |t_in: f64, t_out: f64, point: V3| {
+            if t_in <= t_out {
+                if first.is_none_or(|f| t_in < f.t) {
+                    first = Some(Contact { t: t_in, point });
+                }
+                last = last.max(t_out);
             }
-            last = last.max(t_out);
+        };
+        for (v, h2) in [(self.p0, self.h2[0]), (self.p1, self.h2[1])] {
+            if h2 <= r * r {
+                let s = (r * r - h2).sqrt();
+                take(self.c[2] - v[2] - s, self.c[2] - v[2] + s, v);
+            }
         }
-    };
-    for v in [p0, p1] {
-        let h2 = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2);
-        if h2 <= r * r {
-            let s = (r * r - h2).sqrt();
-            take(c[2] - v[2] - s, c[2] - v[2] + s, v);
-        }
-    }
-    let d = sub(p1, p0);
-    let l = len(d);
-    if l > 0.0 {
-        let u = scale(d, 1.0 / l);
-        let w0 = sub(c, p0);
-        let w0p = sub(w0, scale(u, dot(w0, u)));
-        let zp = sub([0.0, 0.0, 1.0], scale(u, u[2]));
-        let a = dot(zp, zp);
-        let b = dot(w0p, zp);
-        let disc = b * b - a * (dot(w0p, w0p) - r * r);
-        if a >= 1e-12 && disc >= 0.0 {
+        let (a, b, u, l) = (self.a, self.b, self.u, self.l);
+        let disc = b * b - a * (self.w0p2 - r * r);
+        if l > 0.0 && a >= 1e-12 && disc >= 0.0 {
             let (mut t1, mut t2) = ((b - disc.sqrt()) / a, (b + disc.sqrt()) / a);
             // Keep the times whose closest point is inside the segment.
-            let along0 = dot(w0, u);
             if u[2].abs() > 0.0 {
-                let (ta, tb) = (along0 / u[2], (along0 - l) / u[2]);
+                let (ta, tb) = (self.along0 / u[2], (self.along0 - l) / u[2]);
                 t1 = t1.max(ta.min(tb));
                 t2 = t2.min(ta.max(tb));
-            } else if !(0.0..=l).contains(&along0) {
+            } else if !(0.0..=l).contains(&self.along0) {
                 t2 = t1 - 1.0;
             }
-            let along = along0 - t1 * u[2];
-            take(t1, t2, add(p0, scale(u, along.clamp(0.0, l))));
+            let along = self.along0 - t1 * u[2];
+            take(t1, t2, add(self.p0, scale(u, along.clamp(0.0, l))));
         }
+        first.map(|f| (f, last))
     }
-    first.map(|f| (f, last))
 }
 
 /// Sphere moving down onto the upper side of the plane `z = a·x + b·y + k`

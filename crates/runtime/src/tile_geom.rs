@@ -345,7 +345,11 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
     if p0[2].min(p1[2]) > c[2] + r + e {
         return;
     }
-    let Some((early, early_out)) = sphere_down_segment_interval(c, r + e, p0, p1) else {
+    if segment_box_dist2(c, p0, p1) > (r + e) * (r + e) {
+        return;
+    }
+    let cast = SegmentCast::new(c, p0, p1);
+    let Some((early, early_out)) = cast.interval(r + e) else {
         return;
     };
     if early_out < 0.0 {
@@ -355,8 +359,8 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
         hits.undecided(0.0);
         return;
     }
-    let nominal = sphere_down_segment_interval(c, r, p0, p1);
-    let late = sphere_down_segment_interval(c, r - e, p0, p1);
+    let nominal = cast.interval(r);
+    let late = cast.interval(r - e);
     match (nominal, late) {
         (Some((n, _)), Some((l, _))) => {
             let centre = [c[0], c[1], c[2] - n.t];
