@@ -1,10 +1,10 @@
 //! `walksurf inspect`.
 
-use anyhow::{Context, Result};
-use std::path::PathBuf;
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use walksurf::Surface;
-use walksurf_format::{FileView, section};
+use walksurf_format::{CERT_CELLS, FileView, PieceHeader, TileView, VertexFixed, blocker_flags, section};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -13,6 +13,168 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Print the counts of one tile instead (tile coordinates, e.g. `0,-1`).
+    #[arg(long, value_name = "X,Y", value_parser = parse_tile, allow_hyphen_values = true)]
+    tile: Option<(i32, i32)>,
+}
+
+/// Parses `--tile X,Y`: two integers separated by a comma.
+pub fn parse_tile(s: &str) -> Result<(i32, i32), String> {
+    let bad = || format!("expected tile coordinates X,Y (two integers, e.g. 0,-1), got '{s}'");
+    let (x, y) = s.split_once(',').ok_or_else(bad)?;
+    let x = x.trim().parse::<i32>().map_err(|_| bad())?;
+    let y = y.trim().parse::<i32>().map_err(|_| bad())?;
+    Ok((x, y))
+}
+
+/// Tile `(x, y)` of `view`, or an error naming the file and the tile (and
+/// the tile range the file covers).
+pub fn find_tile<'a>(view: &FileView<'a>, file: &Path, (x, y): (i32, i32)) -> Result<TileView<'a>> {
+    let Some(hot) = view.tile_hot(x, y) else {
+        let ih = view.index_header;
+        let (x0, y0) = (ih.min_tile_x.get() as i64, ih.min_tile_y.get() as i64);
+        let (x1, y1) = (x0 + ih.tiles_x.get() as i64 - 1, y0 + ih.tiles_y.get() as i64 - 1);
+        bail!(
+            "{}: no tile ({x},{y}) in this file (its {} tiles lie within x {x0}..={x1}, y {y0}..={y1})",
+            file.display(),
+            view.hot.len()
+        );
+    };
+    view.tile(hot)
+        .with_context(|| format!("{}: tile ({x},{y}): blob out of bounds", file.display()))
+}
+
+/// Every piece of a tile, in record order.
+pub fn tile_pieces<'a>(tile: &TileView<'a>) -> Result<Vec<(&'a PieceHeader, &'a [VertexFixed])>> {
+    let mut out = Vec::with_capacity(tile.hot.piece_count.get() as usize);
+    let mut word = 0usize;
+    while word * 4 < tile.pieces.len() {
+        let Some((h, v)) = u32::try_from(word).ok().and_then(|w| tile.piece(w)) else {
+            bail!("malformed piece record at byte {} of the piece region", word * 4);
+        };
+        word += (size_of::<PieceHeader>() + size_of_val(v)) / 4;
+        out.push((h, v));
+    }
+    if out.len() != tile.hot.piece_count.get() as usize {
+        bail!(
+            "piece region holds {} records, the tile record says {}",
+            out.len(),
+            tile.hot.piece_count.get()
+        );
+    }
+    Ok(out)
+}
+
+/// What one tile holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileCounts {
+    pub tile: (i32, i32),
+    pub patches: u32,
+    pub pieces: usize,
+    pub piece_vertices: usize,
+    pub blockers: usize,
+    /// Blockers with [`blocker_flags::VERTICAL`].
+    pub vertical_blockers: usize,
+    /// Blockers with [`blocker_flags::DEMOTED_WALKABLE`].
+    pub demoted_walkable_blockers: usize,
+    pub piece_bvh_lines: u32,
+    pub blocker_bvh_lines: u32,
+    pub certificates: usize,
+    /// Certificate cells (of `CERT_CELLS²`) holding at least one certificate.
+    pub certified_cells: usize,
+    pub max_piece_z_err_cm: f64,
+    pub blob_bytes: u32,
+    pub z_origin_cm: i32,
+    pub z_quant_cm: f32,
+}
+
+impl TileCounts {
+    pub fn of(tile: &TileView) -> Result<TileCounts> {
+        let pieces = tile_pieces(tile)?;
+        let hot = tile.hot;
+        let flagged = |bit: u32| tile.blockers.iter().filter(|b| b.flags.get() & bit != 0).count();
+        Ok(TileCounts {
+            tile: (hot.tile_x.get(), hot.tile_y.get()),
+            patches: hot.patch_count.get(),
+            pieces: pieces.len(),
+            piece_vertices: pieces.iter().map(|(_, v)| v.len()).sum(),
+            blockers: tile.blockers.len(),
+            vertical_blockers: flagged(blocker_flags::VERTICAL),
+            demoted_walkable_blockers: flagged(blocker_flags::DEMOTED_WALKABLE),
+            piece_bvh_lines: hot.piece_lines.get(),
+            blocker_bvh_lines: hot.blocker_lines.get(),
+            certificates: tile.certs.len(),
+            certified_cells: certified_cells(tile).count(),
+            max_piece_z_err_cm: pieces.iter().map(|(h, _)| h.z_err_cm.get() as f64).fold(0.0, f64::max),
+            blob_bytes: hot.blob_len.get(),
+            z_origin_cm: hot.z_origin_cm.get(),
+            z_quant_cm: hot.z_quant_cm.get(),
+        })
+    }
+
+    pub fn to_json(&self, file: &Path) -> serde_json::Value {
+        serde_json::json!({
+            "file": file.display().to_string(),
+            "tile": [self.tile.0, self.tile.1],
+            "patches": self.patches,
+            "pieces": self.pieces,
+            "piece_vertices": self.piece_vertices,
+            "blockers": self.blockers,
+            "vertical_blockers": self.vertical_blockers,
+            "demoted_walkable_blockers": self.demoted_walkable_blockers,
+            "piece_bvh_lines": self.piece_bvh_lines,
+            "blocker_bvh_lines": self.blocker_bvh_lines,
+            "bvh_lines": self.piece_bvh_lines + self.blocker_bvh_lines,
+            "certificates": self.certificates,
+            "certified_cells": self.certified_cells,
+            "max_piece_z_err_cm": self.max_piece_z_err_cm,
+            "blob_bytes": self.blob_bytes,
+            "z_origin_cm": self.z_origin_cm,
+            "z_quant_cm": self.z_quant_cm,
+        })
+    }
+}
+
+/// Certificate cells `(i, j)` (40 cm each, tile frame) holding at least one
+/// certificate, with their count.
+pub fn certified_cells<'a>(tile: &TileView<'a>) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
+    let offsets = tile.cert_offsets;
+    (0..CERT_CELLS * CERT_CELLS).filter_map(move |c| {
+        let a = offsets.get(c)?.get();
+        let b = offsets.get(c + 1)?.get();
+        (b > a).then_some((c % CERT_CELLS, c / CERT_CELLS, (b - a) as usize))
+    })
+}
+
+fn run_tile(args: &Args, view: &FileView, xy: (i32, i32)) -> Result<ExitCode> {
+    let tile = find_tile(view, &args.file, xy)?;
+    let counts = TileCounts::of(&tile).with_context(|| format!("{}: tile ({},{})", args.file.display(), xy.0, xy.1))?;
+    let v = counts.to_json(&args.file);
+    if args.json {
+        println!("{v}");
+    } else {
+        println!("{} tile ({},{})", args.file.display(), xy.0, xy.1);
+        for key in [
+            "patches",
+            "pieces",
+            "piece_vertices",
+            "max_piece_z_err_cm",
+            "blockers",
+            "vertical_blockers",
+            "demoted_walkable_blockers",
+            "piece_bvh_lines",
+            "blocker_bvh_lines",
+            "bvh_lines",
+            "certificates",
+            "certified_cells",
+            "blob_bytes",
+            "z_origin_cm",
+            "z_quant_cm",
+        ] {
+            println!("  {key:<26} {}", v[key]);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn kind_name(kind: u32) -> &'static str {
@@ -30,6 +192,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let surface = Surface::open_verified(&args.file)?; // the error names the file
     let layout = surface.layout();
     let view = FileView::new(surface.bytes(), layout).context("file layout")?;
+    if let Some(xy) = args.tile {
+        return run_tile(&args, &view, xy);
+    }
     let h = &layout.header;
     let p = &layout.params;
     let (mut pieces, mut blockers, mut patches, mut lines) = (0u64, 0u64, 0u64, 0u64);

@@ -1,7 +1,8 @@
-//! `walksurf`: bake, inspect, query and validate walkable-surface files.
+//! `walksurf`: bake, inspect, query, validate and render walkable-surface files.
 
 mod bake;
 mod inspect;
+mod render;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -24,7 +25,8 @@ enum Command {
     /// The output is written atomically (temporary file, fsync, rename):
     /// on any error an existing OUTPUT is left untouched.
     Bake(bake::Args),
-    /// Print a baked file's header, sections, parameters and counts.
+    /// Print a baked file's header, sections, parameters and counts (or,
+    /// with --tile, one tile's counts).
     Inspect(inspect::Args),
     /// Answer queries: JSON lines on stdin, one JSON line out per line in.
     ///
@@ -34,6 +36,10 @@ enum Command {
     /// Compare a baked file with the exact oracle (parry3d-f64) on a seeded
     /// corpus of queries over the source level. Exits 1 on any error.
     Validate(validate::Args),
+    /// Draw one tile as a top-down SVG: pieces, blockers, BVH boxes,
+    /// certified cells (and the 20 cm grid when asked), each a layer the
+    /// legend toggles.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +49,7 @@ fn main() -> ExitCode {
         Command::Inspect(a) => inspect::run(a),
         Command::Query(a) => query::run(a),
         Command::Validate(a) => validate::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(code) => code,
