@@ -138,11 +138,11 @@ impl TileCounts {
 /// Certificate cells `(i, j)` (40 cm each, tile frame) holding at least one
 /// certificate, with their count.
 pub fn certified_cells<'a>(tile: &TileView<'a>) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
-    let offsets = tile.cert_offsets;
+    let tile = *tile;
     (0..CERT_CELLS * CERT_CELLS).filter_map(move |c| {
-        let a = offsets.get(c)?.get();
-        let b = offsets.get(c + 1)?.get();
-        (b > a).then_some((c % CERT_CELLS, c / CERT_CELLS, (b - a) as usize))
+        let (i, j) = (c % CERT_CELLS, c / CERT_CELLS);
+        let n = tile.certs_in_cell(i, j).len();
+        (n > 0).then_some((i, j, n))
     })
 }
 

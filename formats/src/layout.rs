@@ -249,6 +249,20 @@ pub mod tile_flags {
     pub const HAS_CERTS: u32 = 1;
 }
 
+/// Start of a tile's certificate region: the rectangle of cells that hold
+/// any certificate (`x0 + w ≤ CERT_CELLS`, `y0 + h ≤ CERT_CELLS`), followed
+/// by `w·h + 1` `u32` offsets (row-major, prefix sums into the records) and
+/// the [`Cert`] records.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct CertIndexHeader {
+    pub x0: U16,
+    pub y0: U16,
+    pub w: U16,
+    pub h: U16,
+}
+const _: () = assert!(size_of::<CertIndexHeader>() == 8);
+
 /// A flat-floor certificate of one cell: over the cell grown by the largest
 /// agent radius, the plane `z = a·x + b·y + k` (tile frame) lies inside one
 /// piece (with the edge band to spare), and no other geometry reaches above

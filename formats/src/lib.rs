@@ -19,7 +19,7 @@ mod reader;
 mod writer;
 
 pub use layout::*;
-pub use reader::{FileLayout, FileView, FormatError, TileView};
+pub use reader::{FileLayout, FileView, FormatError, TileView, cert_region};
 pub use writer::{FileWriter, TileRecordInput, seal_header};
 pub use zerocopy;
 

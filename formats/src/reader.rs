@@ -65,8 +65,9 @@ pub struct TileView<'a> {
     pub pieces: &'a [u8],
     pub blocker_bvh: &'a [BvhLine],
     pub blockers: &'a [Blocker],
-    /// Certificate cell offsets (`CERT_CELLS² + 1` entries) and records;
-    /// empty when the tile has none. Bounds-checked at use.
+    /// Certificate index (cell rectangle), offsets and records; empty when
+    /// the tile has none. Bounds-checked at use: see [`TileView::certs_in_cell`].
+    pub cert_index: CertIndexHeader,
     pub cert_offsets: &'a [U32],
     pub certs: &'a [Cert],
 }
@@ -303,13 +304,14 @@ impl<'a> FileView<'a> {
         let start = usize::try_from(hot.blob_offset.get()).ok()?;
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
-        let (cert_offsets, certs) = cert_region(hot, blob, layout.len()).unwrap_or((&[], &[]));
+        let (cert_index, cert_offsets, certs) = cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[]));
         Some(TileView {
             hot,
             piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
             pieces: blob.get(layout.pieces)?,
             blocker_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.blocker_bvh)?).ok()?,
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
+            cert_index,
             cert_offsets,
             certs,
         })
@@ -329,17 +331,34 @@ fn le_u32(bytes: &[u8]) -> u32 {
     bytes.first_chunk::<4>().map_or(0, |b| u32::from_le_bytes(*b))
 }
 
-/// The certificate region after a tile's blockers (64-byte aligned):
-/// `CERT_CELLS² + 1` `u32` offsets, then the records.
-fn cert_region<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> Option<(&'a [U32], &'a [Cert])> {
+const NO_CERTS: CertIndexHeader = CertIndexHeader {
+    x0: zerocopy::little_endian::U16::ZERO,
+    y0: zerocopy::little_endian::U16::ZERO,
+    w: zerocopy::little_endian::U16::ZERO,
+    h: zerocopy::little_endian::U16::ZERO,
+};
+
+/// The certificate region after a tile's blockers (64-byte aligned): its
+/// index header, `w·h + 1` `u32` offsets, then the records.
+#[allow(clippy::type_complexity)]
+pub fn cert_region<'a>(
+    hot: &TileHot,
+    blob: &'a [u8],
+    regions_end: usize,
+) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert])> {
     if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
         return None;
     }
     let rest = blob.get(align_up(regions_end, SECTION_ALIGN)..)?;
-    let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, CERT_CELLS * CERT_CELLS + 1).ok()?;
+    let (index, rest) = CertIndexHeader::read_from_prefix(rest).ok()?;
+    let (w, h) = (index.w.get() as usize, index.h.get() as usize);
+    if index.x0.get() as usize + w > CERT_CELLS || index.y0.get() as usize + h > CERT_CELLS {
+        return None;
+    }
+    let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, w * h + 1).ok()?;
     let n = rest.len() / size_of::<Cert>();
     let certs = <[Cert]>::ref_from_bytes(rest.get(..n * size_of::<Cert>())?).ok()?;
-    Some((offsets, certs))
+    Some((index, offsets, certs))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
@@ -381,6 +400,28 @@ impl<'a> TileView<'a> {
         }
         let (verts, _) = <[VertexFixed]>::ref_from_prefix_with_elems(rest, n).ok()?;
         Some((header, verts))
+    }
+
+    /// The flat-floor certificates of cell `(i, j)` (of `CERT_CELLS²`);
+    /// empty when there are none or the region is corrupt.
+    #[inline]
+    pub fn certs_in_cell(&self, i: usize, j: usize) -> &'a [Cert] {
+        let ix = &self.cert_index;
+        let (x0, y0, w, h) = (
+            ix.x0.get() as usize,
+            ix.y0.get() as usize,
+            ix.w.get() as usize,
+            ix.h.get() as usize,
+        );
+        if i < x0 || j < y0 || i >= x0 + w || j >= y0 + h {
+            return &[];
+        }
+        let k = (j - y0) * w + (i - x0);
+        let at = |k: usize| self.cert_offsets.get(k).map(|o| o.get() as usize);
+        match (at(k), at(k + 1)) {
+            (Some(a), Some(b)) => self.certs.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The tile origin in world cm.

@@ -175,20 +175,14 @@ impl PreviousTile<'_> {
             max_z_err_cm = max_z_err_cm.max(p.z_err_cm.get() as f64);
             at += header + p.vertex_count.get() as usize * vertex;
         }
-        let certificates = if h.flags.get() & walksurf_format::tile_flags::HAS_CERTS != 0 {
-            let regions_end = walksurf_format::BlobLayout::new(
-                h.piece_lines.get(),
-                h.pieces_len.get(),
-                h.blocker_lines.get(),
-                h.blocker_count.get(),
-            )
-            .map_or(0, |l| l.len());
-            let start = walksurf_format::align_up(regions_end, walksurf_format::SECTION_ALIGN)
-                + 4 * (walksurf_format::CERT_CELLS * walksurf_format::CERT_CELLS + 1);
-            self.blob.len().saturating_sub(start) / size_of::<walksurf_format::Cert>()
-        } else {
-            0
-        };
+        let regions_end = walksurf_format::BlobLayout::new(
+            h.piece_lines.get(),
+            h.pieces_len.get(),
+            h.blocker_lines.get(),
+            h.blocker_count.get(),
+        )
+        .map_or(0, |l| l.len());
+        let certificates = walksurf_format::cert_region(h, self.blob, regions_end).map_or(0, |(_, _, c)| c.len());
         TileStats {
             pieces,
             vertices,

@@ -55,12 +55,7 @@ impl Frame<'_> {
         if !(i >= 0.0 && j >= 0.0 && i < n && j < n) {
             return &[];
         }
-        let cell = j as usize * CERT_CELLS + i as usize;
-        let range = |k: usize| self.tile.cert_offsets.get(k).map(|o| o.get() as usize);
-        match (range(cell), range(cell + 1)) {
-            (Some(a), Some(b)) => self.tile.certs.get(a..b).unwrap_or(&[]),
-            _ => &[],
-        }
+        self.tile.certs_in_cell(i as usize, j as usize)
     }
 }
 

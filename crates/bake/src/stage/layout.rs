@@ -188,9 +188,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     if !certs.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_CERTS;
         blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
-        for o in &cert_offsets {
-            blob.extend_from_slice(&o.to_le_bytes());
-        }
+        write_cert_index(&mut blob, &cert_offsets);
         blob.extend_from_slice(certs.as_bytes());
     }
     stats.certificates = certs.len();
@@ -296,4 +294,33 @@ fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     items.sort_by(|a, b| centre(a, axis).total_cmp(&centre(b, axis)).then(a.leaf.cmp(&b.leaf)));
     let mid = items.len().div_ceil(2);
     items.split_at_mut(mid)
+}
+
+/// Writes the certificate index: the rectangle of cells holding any
+/// certificate, then its cells' offsets (from the full-grid `offsets`).
+fn write_cert_index(blob: &mut Vec<u8>, offsets: &[u32]) {
+    let n = walksurf_format::CERT_CELLS;
+    let count = |x: usize, y: usize| offsets[y * n + x + 1] - offsets[y * n + x];
+    let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
+    for y in 0..n {
+        for x in 0..n {
+            if count(x, y) > 0 {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
+            }
+        }
+    }
+    let header = walksurf_format::CertIndexHeader {
+        x0: (x0 as u16).into(),
+        y0: (y0 as u16).into(),
+        w: (x1.saturating_sub(x0) as u16).into(),
+        h: (y1.saturating_sub(y0) as u16).into(),
+    };
+    blob.extend_from_slice(header.as_bytes());
+    for y in y0..y1 {
+        for x in x0..x1 {
+            blob.extend_from_slice(&offsets[y * n + x].to_le_bytes());
+        }
+    }
+    let last = if y1 > y0 { offsets[(y1 - 1) * n + x1] } else { 0 };
+    blob.extend_from_slice(&last.to_le_bytes());
 }
