@@ -448,3 +448,49 @@ fn welding_and_degenerates() {
     let used: std::collections::BTreeSet<u32> = mesh.triangles.iter().flatten().copied().collect();
     assert_eq!(used.len(), 4);
 }
+
+#[test]
+fn quantized_positions_and_material_extensions() {
+    // KHR_mesh_quantization: i16 normalized positions; (0, 0, 0), (32767, 0, 0),
+    // (0, 0, -32767) decode to (0,0,0), (1,0,0), (0,0,-1) m; a required
+    // texture extension does not stop the bake.
+    let mut g = Gltf::new();
+    let raw: [[i16; 3]; 3] = [[0, 0, 0], [32767, 0, 0], [0, 0, -32767]];
+    let mut bytes: Vec<u8> = Vec::new();
+    for p in raw {
+        for c in p {
+            bytes.extend_from_slice(&c.to_le_bytes());
+        }
+        bytes.extend_from_slice(&[0, 0]); // 4-byte aligned elements (stride 8)
+    }
+    let v = g.view(&bytes);
+    g.doc["bufferViews"][v]["byteStride"] = json!(8);
+    let acc = g.doc["accessors"].as_array().unwrap().len();
+    g.doc["accessors"].as_array_mut().unwrap().push(json!({
+        "bufferView": v, "componentType": 5122, "normalized": true, "count": 3, "type": "VEC3",
+        "min": [0, 0, -32767], "max": [32767, 0, 0]
+    }));
+    g.doc["meshes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"primitives": [{"attributes": {"POSITION": acc}}]}));
+    g.node(json!({"mesh": 0}), None);
+    g.doc["extensionsUsed"] = json!(["KHR_mesh_quantization", "KHR_texture_basisu"]);
+    g.doc["extensionsRequired"] = json!(["KHR_mesh_quantization", "KHR_texture_basisu"]);
+    let path = g.write("quantized.gltf");
+    let (mesh, _) = ingest(&path, &BakeConfig::default()).unwrap();
+    assert_eq!(
+        sorted_vertices(&mesh.vertices),
+        vec![[0.0, 0.0, 0.0], [0.0, 100.0, 0.0], [100.0, 0.0, 0.0]]
+    );
+
+    // Compressed geometry cannot be read: a clear error, not missing triangles.
+    let mut g = Gltf::new();
+    let m = g.mesh(&QUAD, Some((&QUAD_IDX, 5123)), 4, None);
+    g.node(json!({"mesh": m}), None);
+    g.doc["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
+    let path = g.write("meshopt.gltf");
+    let (loc, msg) = input_error(&path, &BakeConfig::default());
+    assert_eq!(loc, Location::File);
+    assert!(msg.contains("EXT_meshopt_compression"), "{msg}");
+}

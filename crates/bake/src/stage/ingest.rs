@@ -261,8 +261,14 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
     let invalid = |e: gltf::Error| file_err(format!("invalid glTF: {e}"));
     let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(invalid)?;
     check_position_accessors(raw.document.as_json()).map_err(file_err)?;
+    let mut json = raw.document.into_json();
+    check_extensions(&json).map_err(file_err)?;
+    // Every other required extension only changes materials, textures or
+    // lights (nothing collides differently), or is KHR_mesh_quantization,
+    // whose positions `read_positions` decodes: validate without them.
+    json.extensions_required.clear();
     let gltf = gltf::Gltf {
-        document: gltf::Document::from_json(raw.document.into_json()).map_err(invalid)?,
+        document: gltf::Document::from_json(json).map_err(invalid)?,
         blob: raw.blob,
     };
     let buffers = load_buffers(path, &gltf)?;
@@ -378,6 +384,74 @@ fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeErro
 }
 
 /// Every primitive's POSITION accessor exists (see [`read_gltf`]).
+/// Extensions that change the geometry in ways this reader cannot decode.
+const UNDECODABLE_EXTENSIONS: [&str; 3] = [
+    "KHR_draco_mesh_compression",
+    "EXT_meshopt_compression",
+    "EXT_mesh_gpu_instancing",
+];
+
+/// Refuses files whose geometry needs an extension this reader cannot
+/// decode (rather than baking them with triangles missing).
+fn check_extensions(root: &gltf::json::Root) -> Result<(), String> {
+    let required = root.extensions_required.iter();
+    let used = root.extensions_used.iter();
+    match required
+        .chain(used)
+        .find(|e| UNDECODABLE_EXTENSIONS.contains(&e.as_str()))
+    {
+        Some(ext) => Err(format!(
+            "uses extension {ext}, whose geometry walksurf cannot decode: export the level without it"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Reads a POSITION accessor: `f32`, or the (normalized or plain) integer
+/// types of KHR_mesh_quantization. Bounds were checked by the caller.
+fn read_positions(acc: &gltf::Accessor, buffers: &[Vec<u8>]) -> Option<Vec<[f32; 3]>> {
+    use gltf::accessor::DataType;
+    let view = acc.view()?;
+    let data = buffers.get(view.buffer().index())?;
+    let size = acc.data_type().size();
+    let stride = view.stride().unwrap_or(3 * size);
+    let base = view.offset().checked_add(acc.offset())?;
+    let norm = acc.normalized();
+    let component = |b: &[u8]| -> Option<f32> {
+        Some(match acc.data_type() {
+            DataType::F32 => f32::from_le_bytes(b.get(..4)?.try_into().ok()?),
+            DataType::I8 => {
+                let v = *b.first()? as i8 as f32;
+                if norm { (v / 127.0).max(-1.0) } else { v }
+            }
+            DataType::U8 => {
+                let v = *b.first()? as f32;
+                if norm { v / 255.0 } else { v }
+            }
+            DataType::I16 => {
+                let v = i16::from_le_bytes(b.get(..2)?.try_into().ok()?) as f32;
+                if norm { (v / 32767.0).max(-1.0) } else { v }
+            }
+            DataType::U16 => {
+                let v = u16::from_le_bytes(b.get(..2)?.try_into().ok()?) as f32;
+                if norm { v / 65535.0 } else { v }
+            }
+            DataType::U32 => return None,
+        })
+    };
+    (0..acc.count())
+        .map(|i| {
+            let at = base.checked_add(i.checked_mul(stride)?)?;
+            let e = data.get(at..at.checked_add(3 * size)?)?;
+            Some([
+                component(e)?,
+                component(e.get(size..)?)?,
+                component(e.get(2 * size..)?)?,
+            ])
+        })
+        .collect()
+}
+
 fn check_position_accessors(root: &gltf::json::Root) -> Result<(), String> {
     use gltf::json::validation::Checked;
     let positions = Checked::Valid(gltf::json::mesh::Semantic::Positions);
@@ -491,7 +565,8 @@ fn read_primitive(
     for (acc, role) in position.into_iter().chain(prim.indices().map(|a| (a, "indices"))) {
         let what = || format!("{role} accessor {}", acc.index());
         let type_ok = match role {
-            "POSITION" => acc.data_type() == DataType::F32 && acc.dimensions() == Dimensions::Vec3,
+            // F32, or the integer types of KHR_mesh_quantization.
+            "POSITION" => acc.dimensions() == Dimensions::Vec3 && acc.data_type() != DataType::U32,
             _ => {
                 matches!(acc.data_type(), DataType::U8 | DataType::U16 | DataType::U32)
                     && acc.dimensions() == Dimensions::Scalar
@@ -499,7 +574,7 @@ fn read_primitive(
         };
         if !type_ok {
             let expected = if role == "POSITION" {
-                "float VEC3"
+                "float, (unsigned) byte or short VEC3"
             } else {
                 "unsigned byte, short or int SCALAR"
             };
@@ -576,10 +651,10 @@ fn read_primitive(
         }
     }
     let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
-    let positions: Vec<[f32; 3]> = reader
-        .read_positions()
-        .ok_or_else(|| BakeError::input(path, loc(), "missing or unreadable POSITION accessor"))?
-        .collect();
+    let positions: Vec<[f32; 3]> = prim
+        .get(&gltf::Semantic::Positions)
+        .and_then(|acc| read_positions(&acc, buffers))
+        .ok_or_else(|| BakeError::input(path, loc(), "missing or unreadable POSITION accessor"))?;
     let indices: Vec<u32> = match reader.read_indices() {
         Some(idx) => idx.into_u32().collect(),
         None => (0..positions.len() as u32).collect(),
