@@ -150,6 +150,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         v["input_path"] = args.input.display().to_string().into();
         v["output_path"] = args.output.display().to_string().into();
         v["total_ms"] = ms.into();
+        if let Some(kb) = peak_rss_kb() {
+            v["peak_rss_kb"] = kb.into();
+        }
         println!("{v}");
     } else if !args.quiet {
         let how = if r.incremental {
@@ -182,6 +185,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The process's peak resident set size (VmHWM) in KiB, on Linux.
+#[cfg(target_os = "linux")]
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Not measured outside Linux.
+#[cfg(not(target_os = "linux"))]
+fn peak_rss_kb() -> Option<u64> {
+    None
 }
 
 /// The previous output's bytes, or why there are none to reuse. Never an
