@@ -5,14 +5,15 @@
 //! by `inspect` and `query` the same way; and queries the runtime must not
 //! answer get a `fallback` (or an `error` line), never a crash.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Output;
 use walksurf_format::zerocopy::{FromBytes, IntoBytes};
 
-const BIN: &str = env!("CARGO_BIN_EXE_walksurf");
+const TEMP_PREFIX: &str = "walksurf-bad";
 const BAD_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bad");
 
 /// Each bad level and what its error line must say besides the file's path.
@@ -61,65 +62,6 @@ const GOLDEN: &[(&str, &[&str])] = &[
     ("bad-face.obj", &["line 7", "index out of bounds"]),
 ];
 
-/// A fresh directory under the system temp dir, removed on drop unless the
-/// test failed (so that a failure can be looked at).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("walksurf-bad-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read temp dir")
-            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn walksurf(dir: &TempDir, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run walksurf");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    // From a thread, so that a full stdout pipe cannot deadlock the test; a
-    // command that exits without reading stdin makes this fail, harmlessly.
-    let writer = std::thread::spawn(move || pipe.write_all(&input));
-    let out = child.wait_with_output().expect("wait for walksurf");
-    let _ = writer.join().expect("stdin writer");
-    out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// A non-zero exit, nothing on stdout, exactly one `error:` line on stderr
 /// containing every `needles`, and no panic.
 fn assert_one_error_line(what: &str, out: &Output, needles: &[&str]) {
@@ -139,7 +81,7 @@ fn assert_one_error_line(what: &str, out: &Output, needles: &[&str]) {
 
 #[test]
 fn every_bad_level_is_refused_with_its_message_and_no_output() {
-    let dir = TempDir::new("levels");
+    let dir = TempDir::new(TEMP_PREFIX, "levels");
     let out_path = dir.join("out.wsurf");
     let out_arg = out_path.to_str().expect("utf-8 path");
     let previous = b"an existing output, which a failed bake must leave alone".to_vec();
@@ -153,7 +95,7 @@ fn every_bad_level_is_refused_with_its_message_and_no_output() {
             if existing {
                 std::fs::write(&out_path, &previous).expect("write the previous output");
             }
-            let out = walksurf(&dir, &["bake", input_arg, "-o", out_arg], b"");
+            let (out, _) = walksurf_piped(&dir, &["bake", input_arg, "-o", out_arg], b"");
             assert_one_error_line(&format!("bake {name}"), &out, &all);
             if existing {
                 assert_eq!(dir.files(), ["out.wsurf"], "bake {name} left files behind");
@@ -188,7 +130,7 @@ fn bake_floor(dir: &TempDir) -> PathBuf {
     let obj = dir.join("floor.obj");
     std::fs::write(&obj, "v 0 0 0\nv 1 0 0\nv 1 0 -1\nv 0 0 -1\nf 1 2 3 4\n").expect("write floor.obj");
     let out = dir.join("floor.wsurf");
-    let run = walksurf(
+    let (run, _) = walksurf_piped(
         dir,
         &[
             "bake",
@@ -205,7 +147,7 @@ fn bake_floor(dir: &TempDir) -> PathBuf {
 
 #[test]
 fn corrupt_and_too_new_files_are_refused_by_inspect_and_query() {
-    let dir = TempDir::new("wsurf");
+    let dir = TempDir::new(TEMP_PREFIX, "wsurf");
     let good = std::fs::read(bake_floor(&dir)).expect("read floor.wsurf");
     let mut too_new = good.clone();
     let (mut header, _) = walksurf_format::Header::read_from_prefix(&good).expect("header");
@@ -233,7 +175,7 @@ fn corrupt_and_too_new_files_are_refused_by_inspect_and_query() {
         all.extend_from_slice(needles);
         for command in [&["inspect", arg][..], &["inspect", arg, "--json"], &["query", arg]] {
             let line = br#"{"op":"find_floor","pos":[30,60,97],"mode":"line"}"#;
-            let out = walksurf(&dir, command, line);
+            let (out, _) = walksurf_piped(&dir, command, line);
             assert_one_error_line(&format!("{command:?} on {name}"), &out, &all);
         }
         assert!(
@@ -302,7 +244,7 @@ const BAD_QUERIES: &[(&str, &str)] = &[
 fn query(dir: &TempDir, file: &Path, lines: &[&str]) -> Vec<Value> {
     let mut input = lines.join("\n").into_bytes();
     input.push(b'\n');
-    let out = walksurf(dir, &["query", file.to_str().expect("utf-8")], &input);
+    let (out, _) = walksurf_piped(dir, &["query", file.to_str().expect("utf-8")], input);
     assert!(out.status.success(), "query failed: {}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
     let answers: Vec<Value> = text(&out.stdout)
@@ -315,7 +257,7 @@ fn query(dir: &TempDir, file: &Path, lines: &[&str]) -> Vec<Value> {
 
 #[test]
 fn invalid_queries_fall_back_or_get_an_error_line() {
-    let dir = TempDir::new("queries");
+    let dir = TempDir::new(TEMP_PREFIX, "queries");
     let file = bake_floor(&dir);
     // Each bad query between two good ones: the stream carries on.
     let good = r#"{"op":"find_floor","pos":[30,60,97],"mode":"line"}"#;
@@ -405,7 +347,7 @@ fn fuzz_harnesses_accept_valid_input() {
 /// depend on the agent's size.)
 #[test]
 fn oversized_agents_exceed_the_budget() {
-    let dir = TempDir::new("oversized");
+    let dir = TempDir::new(TEMP_PREFIX, "oversized");
     let file = bake_floor(&dir);
     let lines = [
         r#"{"op":"find_floor","pos":[30,60,500],"radius":400,"half_height":500}"#,

@@ -2,102 +2,14 @@
 //! stdout and stderr, and which files exist afterwards. Each test works in its
 //! own temporary directory, removed when the test passes.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_walksurf");
-const DUNGEON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/dungeon.obj");
+const TEMP_PREFIX: &str = "walksurf-cli";
 const DEMO_GLB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/character_controller_demo.glb");
-
-/// A fresh directory under the system temp dir, removed on drop unless the
-/// test failed (so that a failure can be looked at).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("walksurf-cli-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.join(name);
-        std::fs::write(&path, bytes).expect("write fixture");
-        path
-    }
-
-    /// Names of the files in the directory, sorted.
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read temp dir")
-            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// Runs `walksurf args…` in `dir` with an empty stdin.
-fn walksurf(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run walksurf")
-}
-
-/// Runs `walksurf args…` in `dir` with `input` on stdin (written from a thread
-/// so that a full stdout pipe cannot deadlock the test).
-fn walksurf_stdin(dir: &TempDir, args: &[&str], input: Vec<u8>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run walksurf");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().expect("wait for walksurf");
-    writer.join().expect("stdin writer").expect("write stdin");
-    out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Asserts success and returns stdout.
-fn ok_stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
 
 /// Parses the single line of `stdout` as a JSON object.
 fn one_json_object(stdout: &str) -> Value {
@@ -108,31 +20,16 @@ fn one_json_object(stdout: &str) -> Value {
     v
 }
 
-/// Bakes the dungeon into `dir/name` and returns its path.
-fn bake_dungeon(dir: &TempDir, name: &str, extra: &[&str]) -> PathBuf {
-    let out = dir.join(name);
-    let mut args = vec!["bake", DUNGEON, "-o", out.to_str().expect("utf-8 path"), "-q"];
-    args.extend_from_slice(extra);
-    ok_stdout(&walksurf(dir, &args));
-    out
-}
-
 fn inspect_json(dir: &TempDir, file: &Path) -> Value {
     let out = walksurf(dir, &["inspect", file.to_str().expect("utf-8 path"), "--json"]);
     one_json_object(&ok_stdout(&out))
-}
-
-fn u64_field(v: &Value, key: &str) -> u64 {
-    v[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("\"{key}\" is not an unsigned integer in {v}"))
 }
 
 // ------------------------------------------------------------------ bake
 
 #[test]
 fn bake_prints_one_summary_line_naming_input_and_output() {
-    let dir = TempDir::new("bake-summary");
+    let dir = TempDir::new(TEMP_PREFIX, "bake-summary");
     let out_path = dir.join("dungeon.wsurf");
     let out = walksurf(&dir, &["bake", DUNGEON, "-o", out_path.to_str().unwrap()]);
     let stdout = ok_stdout(&out);
@@ -152,7 +49,7 @@ fn bake_prints_one_summary_line_naming_input_and_output() {
 
 #[test]
 fn bake_json_reports_counts_and_the_file_size() {
-    let dir = TempDir::new("bake-json");
+    let dir = TempDir::new(TEMP_PREFIX, "bake-json");
     let out_path = dir.join("dungeon.wsurf");
     let out = walksurf(&dir, &["bake", DUNGEON, "-o", out_path.to_str().unwrap(), "--json"]);
     let v = one_json_object(&ok_stdout(&out));
@@ -173,7 +70,7 @@ fn bake_json_reports_counts_and_the_file_size() {
 
 #[test]
 fn bake_quiet_prints_nothing() {
-    let dir = TempDir::new("bake-quiet");
+    let dir = TempDir::new(TEMP_PREFIX, "bake-quiet");
     let out_path = dir.join("dungeon.wsurf");
     let out = walksurf(&dir, &["bake", DUNGEON, "-o", out_path.to_str().unwrap(), "-q"]);
     assert_eq!(ok_stdout(&out), "");
@@ -183,7 +80,7 @@ fn bake_quiet_prints_nothing() {
 
 #[test]
 fn bake_bytes_do_not_depend_on_the_thread_count() {
-    let dir = TempDir::new("bake-threads");
+    let dir = TempDir::new(TEMP_PREFIX, "bake-threads");
     // Two fresh files: both have build generation 1.
     let one = bake_dungeon(&dir, "one.wsurf", &["--threads", "1"]);
     let two = bake_dungeon(&dir, "two.wsurf", &["--threads", "2"]);
@@ -193,7 +90,7 @@ fn bake_bytes_do_not_depend_on_the_thread_count() {
 
 #[test]
 fn rebaking_the_same_output_increases_the_build_generation() {
-    let dir = TempDir::new("bake-generation");
+    let dir = TempDir::new(TEMP_PREFIX, "bake-generation");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let first = u64_field(&inspect_json(&dir, &path), "build_generation");
     bake_dungeon(&dir, "dungeon.wsurf", &[]);
@@ -206,7 +103,7 @@ fn rebaking_the_same_output_increases_the_build_generation() {
 
 #[test]
 fn inspect_json_reports_version_counts_and_sections() {
-    let dir = TempDir::new("inspect-json");
+    let dir = TempDir::new(TEMP_PREFIX, "inspect-json");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let v = inspect_json(&dir, &path);
     assert_eq!(v["format_version"], "1.0", "{v}");
@@ -226,7 +123,7 @@ fn inspect_json_reports_version_counts_and_sections() {
 
 #[test]
 fn inspect_prints_the_file_name() {
-    let dir = TempDir::new("inspect-plain");
+    let dir = TempDir::new(TEMP_PREFIX, "inspect-plain");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let stdout = ok_stdout(&walksurf(&dir, &["inspect", path.to_str().unwrap()]));
     assert_eq!(stdout.lines().next(), Some(path.to_str().unwrap()), "{stdout}");
@@ -279,7 +176,7 @@ fn find_a_floor(dir: &TempDir, file: &Path) -> ([f64; 3], f64) {
 
 #[test]
 fn query_answers_each_line_in_order_and_reports_malformed_ones() {
-    let dir = TempDir::new("query");
+    let dir = TempDir::new(TEMP_PREFIX, "query");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let (far, floor_z) = find_a_floor(&dir, &path);
     // 1 cm above the floor found from far above, with the default `down`.
@@ -337,7 +234,7 @@ fn query_answers_each_line_in_order_and_reports_malformed_ones() {
 
 #[test]
 fn query_with_empty_stdin_prints_nothing() {
-    let dir = TempDir::new("query-empty");
+    let dir = TempDir::new(TEMP_PREFIX, "query-empty");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let out = walksurf_stdin(&dir, &["query", path.to_str().unwrap()], Vec::new());
     assert_eq!(ok_stdout(&out), "");
@@ -348,7 +245,7 @@ fn query_with_empty_stdin_prints_nothing() {
 
 #[test]
 fn validate_json_reports_zero_errors() {
-    let dir = TempDir::new("validate");
+    let dir = TempDir::new(TEMP_PREFIX, "validate");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let out = walksurf(
         &dir,
@@ -420,28 +317,28 @@ fn assert_bake_fails(dir: &TempDir, args: &[&str], names: &[&str]) {
 
 #[test]
 fn bake_fails_cleanly_on_a_missing_input() {
-    let dir = TempDir::new("bad-missing");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-missing");
     let input = dir.join("no-such-level.obj");
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["no-such-level.obj"]);
 }
 
 #[test]
 fn bake_fails_cleanly_on_an_unknown_extension() {
-    let dir = TempDir::new("bad-ext");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-ext");
     let input = dir.write("level.txt", "v 0 0 0\n");
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["level.txt"]);
 }
 
 #[test]
 fn bake_fails_cleanly_on_an_obj_face_index_out_of_range() {
-    let dir = TempDir::new("bad-face");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-face");
     let input = dir.write("face.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n");
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["face.obj", "line 4"]);
 }
 
 #[test]
 fn bake_fails_cleanly_on_nan_obj_vertices() {
-    let dir = TempDir::new("bad-nan");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-nan");
     // Only NaN vertices, used by a face.
     let input = dir.write("nan.obj", "v nan 0 0\nv nan 0 0\nv nan 0 0\nf 1 2 3\n");
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["nan.obj", "line 1", "NaN"]);
@@ -461,7 +358,7 @@ fn bake_fails_cleanly_on_nan_obj_vertices() {
 
 #[test]
 fn bake_fails_cleanly_on_a_truncated_glb() {
-    let dir = TempDir::new("bad-glb");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-glb");
     let bytes = std::fs::read(DEMO_GLB).expect("read the demo GLB");
     let input = dir.write("truncated.glb", &bytes[..100]);
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["truncated.glb"]);
@@ -469,14 +366,14 @@ fn bake_fails_cleanly_on_a_truncated_glb() {
 
 #[test]
 fn bake_fails_cleanly_on_gltf_with_invalid_json() {
-    let dir = TempDir::new("bad-gltf");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-gltf");
     let input = dir.write("broken.gltf", "{\"asset\": {\"version\": \"2.0\"},\n  \"scenes\": [\n");
     assert_bake_fails(&dir, &[input.to_str().unwrap()], &["broken.gltf"]);
 }
 
 #[test]
 fn bake_fails_cleanly_on_an_unknown_config_key() {
-    let dir = TempDir::new("bad-config");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-config");
     let config = dir.write("bake.toml", "metres_per_unit = 0.01\nwalkable_slope = 45\n");
     assert_bake_fails(
         &dir,
@@ -487,7 +384,7 @@ fn bake_fails_cleanly_on_an_unknown_config_key() {
 
 #[test]
 fn bake_fails_cleanly_on_a_zero_scale() {
-    let dir = TempDir::new("bad-scale");
+    let dir = TempDir::new(TEMP_PREFIX, "bad-scale");
     assert_bake_fails(&dir, &[DUNGEON, "--scale", "0"], &[DUNGEON, "scale"]);
 }
 
@@ -495,7 +392,7 @@ fn bake_fails_cleanly_on_a_zero_scale() {
 
 #[test]
 fn every_subcommand_has_help_naming_its_arguments() {
-    let dir = TempDir::new("help");
+    let dir = TempDir::new(TEMP_PREFIX, "help");
     for (command, words) in [
         (
             "bake",

@@ -2,64 +2,17 @@
 //! determinism across thread counts, and the previous file surviving a
 //! failed or killed bake.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 use walksurf_format::zerocopy::{FromBytes, IntoBytes};
 use walksurf_format::{FileView, Header, seal_header};
 
-const BIN: &str = env!("CARGO_BIN_EXE_walksurf");
-const DUNGEON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/dungeon.obj");
-
-/// A fresh directory, removed on drop unless the test failed.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("walksurf-cli-inc-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .expect("read temp dir")
-            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn walksurf(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run walksurf")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+const TEMP_PREFIX: &str = "walksurf-cli-inc";
 
 /// `walksurf bake INPUT -o OUTPUT --json EXTRA…`: the report.
 fn bake_json(dir: &TempDir, input: &Path, output: &Path, extra: &[&str]) -> Value {
@@ -79,12 +32,6 @@ fn bake_json(dir: &TempDir, input: &Path, output: &Path, extra: &[&str]) -> Valu
         text(&out.stderr)
     );
     serde_json::from_str(text(&out.stdout).trim()).expect("one JSON object")
-}
-
-fn u64_field(v: &Value, key: &str) -> u64 {
-    v[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("\"{key}\" is not an unsigned integer in {v}"))
 }
 
 /// The file's bytes with the build generation set to 0.
@@ -131,7 +78,7 @@ fn dungeon_with_crate(x: f64, z: f64) -> String {
 
 #[test]
 fn rebaking_an_unchanged_level_reuses_every_tile() {
-    let dir = TempDir::new("unchanged");
+    let dir = TempDir::new(TEMP_PREFIX, "unchanged");
     let out = dir.join("dungeon.wsurf");
     let first = bake_json(&dir, Path::new(DUNGEON), &out, &[]);
     assert_eq!(first["incremental"], false, "{first}");
@@ -168,7 +115,7 @@ fn rebaking_an_unchanged_level_reuses_every_tile() {
 
 #[test]
 fn moving_a_node_rebakes_its_tiles_and_matches_a_full_bake() {
-    let dir = TempDir::new("moved");
+    let dir = TempDir::new(TEMP_PREFIX, "moved");
     let input = dir.join("level.obj");
     let out = dir.join("level.wsurf");
     std::fs::write(&input, dungeon_with_crate(5.0, -5.0)).unwrap();
@@ -193,7 +140,7 @@ fn moving_a_node_rebakes_its_tiles_and_matches_a_full_bake() {
 
 #[test]
 fn a_corrupt_previous_output_means_a_full_bake() {
-    let dir = TempDir::new("corrupt");
+    let dir = TempDir::new(TEMP_PREFIX, "corrupt");
     let out = dir.join("dungeon.wsurf");
     bake_json(&dir, Path::new(DUNGEON), &out, &[]);
     let good = without_generation(&out);
@@ -231,7 +178,7 @@ fn a_corrupt_previous_output_means_a_full_bake() {
 
 #[test]
 fn the_summary_line_says_what_was_reused() {
-    let dir = TempDir::new("summary");
+    let dir = TempDir::new(TEMP_PREFIX, "summary");
     let out = dir.join("dungeon.wsurf");
     let args = ["bake", DUNGEON, "-o", out.to_str().unwrap()];
     let first = text(&walksurf(&dir, &args).stdout);
@@ -243,7 +190,7 @@ fn the_summary_line_says_what_was_reused() {
 
 #[test]
 fn a_failed_bake_leaves_the_previous_output_and_no_temporary_file() {
-    let dir = TempDir::new("failed");
+    let dir = TempDir::new(TEMP_PREFIX, "failed");
     let out = dir.join("dungeon.wsurf");
     bake_json(&dir, Path::new(DUNGEON), &out, &[]);
     let before = std::fs::read(&out).unwrap();
@@ -281,7 +228,7 @@ fn terrain_obj(n: usize, height: f64) -> String {
 
 #[test]
 fn a_killed_bake_leaves_the_previous_output_intact() {
-    let dir = TempDir::new("killed");
+    let dir = TempDir::new(TEMP_PREFIX, "killed");
     let input = dir.join("terrain.obj");
     let out = dir.join("terrain.wsurf");
     std::fs::write(&input, terrain_obj(400, 0.0)).unwrap();
@@ -355,7 +302,7 @@ fn shared_levels_bake_the_same_bytes_on_1_and_2_threads() {
     // Two levels of different sources and sizes; scripts/determinism checks all.
     for name in ["recast_nav_test.obj", "navcat_proto-level.glb"] {
         let Some(level) = shared_level(name) else { continue };
-        let dir = TempDir::new("threads");
+        let dir = TempDir::new(TEMP_PREFIX, "threads");
         let one = dir.join("one.wsurf");
         let two = dir.join("two.wsurf");
         bake_json(&dir, &level, &one, &["--threads", "1"]);
@@ -369,7 +316,7 @@ fn shared_levels_bake_the_same_bytes_on_1_and_2_threads() {
 
 #[test]
 fn bake_help_mentions_full() {
-    let dir = TempDir::new("help");
+    let dir = TempDir::new(TEMP_PREFIX, "help");
     let out = walksurf(&dir, &["bake", "--help"]);
     assert!(text(&out.stdout).contains("--full"), "{}", text(&out.stdout));
 }

@@ -1,64 +1,15 @@
 //! `walksurf render` and `walksurf inspect --tile` on a real bake of the
 //! bundled dungeon, through the real binary.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_walksurf");
-const DUNGEON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/dungeon.obj");
+const TEMP_PREFIX: &str = "walksurf-render";
 const DEFAULT_LAYERS: [&str; 4] = ["pieces", "blockers", "bvh", "certs"];
-
-/// A fresh directory under the system temp dir, removed on drop unless the
-/// test failed.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("walksurf-render-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn walksurf(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run walksurf")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ok_stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
 
 /// Asserts exit status 2 with one line on stderr and returns it.
 fn error_line(out: &Output) -> String {
@@ -72,26 +23,19 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
-/// Bakes the dungeon into `dir/dungeon.wsurf`.
-fn bake_dungeon(dir: &TempDir) -> PathBuf {
-    let out = dir.join("dungeon.wsurf");
-    ok_stdout(&walksurf(&["bake", DUNGEON, "-o", s(&out), "-q"]));
-    out
-}
-
 fn json(out: &Output) -> Value {
     serde_json::from_str(ok_stdout(out).trim()).expect("stdout is one JSON object")
 }
 
 /// Every tile of the file: `(x, y)` with its `inspect --tile --json` counts.
 fn tiles(file: &Path) -> Vec<((i32, i32), Value)> {
-    let v = json(&walksurf(&["inspect", s(file), "--json"]));
+    let v = json(&walksurf_here(&["inspect", s(file), "--json"]));
     let g = &v["tile_grid"];
     let at = |k: &str, i: usize| g[k][i].as_i64().expect("tile grid") as i32;
     let mut out = Vec::new();
     for y in at("min", 1)..at("min", 1) + at("size", 1) {
         for x in at("min", 0)..at("min", 0) + at("size", 0) {
-            let r = walksurf(&["inspect", s(file), "--tile", &format!("{x},{y}"), "--json"]);
+            let r = walksurf_here(&["inspect", s(file), "--tile", &format!("{x},{y}"), "--json"]);
             if r.status.success() {
                 out.push(((x, y), json(&r)));
             } else {
@@ -120,7 +64,7 @@ fn render(file: &Path, tile: (i32, i32), dir: &TempDir, extra: &[&str]) -> Strin
     let t = format!("{},{}", tile.0, tile.1);
     let mut args = vec!["render", s(file), "--tile", &t, "-o", s(&out)];
     args.extend_from_slice(extra);
-    let stdout = ok_stdout(&walksurf(&args));
+    let stdout = ok_stdout(&walksurf_here(&args));
     assert!(stdout.contains("rendered"), "{stdout}");
     std::fs::read_to_string(&out).expect("the SVG was written")
 }
@@ -166,8 +110,8 @@ fn check_xml(svg: &str) -> Vec<String> {
 
 #[test]
 fn render_busiest_tile_draws_every_piece_and_a_legend() {
-    let dir = TempDir::new("busiest");
-    let file = &bake_dungeon(&dir);
+    let dir = TempDir::new(TEMP_PREFIX, "busiest");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let (tile, counts) = busiest_tile(file);
     let pieces = counts["pieces"].as_u64().expect("pieces") as usize;
     assert!(pieces > 100, "the dungeon's busiest tile has many pieces: {counts}");
@@ -219,8 +163,8 @@ fn render_busiest_tile_draws_every_piece_and_a_legend() {
 
 #[test]
 fn render_every_tile_has_one_polygon_per_piece() {
-    let dir = TempDir::new("every");
-    let file = &bake_dungeon(&dir);
+    let dir = TempDir::new(TEMP_PREFIX, "every");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
     for (tile, counts) in tiles(file) {
         let svg = render(file, tile, &dir, &[]);
         check_xml(&svg);
@@ -234,8 +178,8 @@ fn render_every_tile_has_one_polygon_per_piece() {
 
 #[test]
 fn render_layers_are_chosen_and_grid_only_when_named() {
-    let dir = TempDir::new("layers");
-    let file = &bake_dungeon(&dir);
+    let dir = TempDir::new(TEMP_PREFIX, "layers");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let (tile, _) = busiest_tile(file);
     let svg = render(file, tile, &dir, &["--layers", "grid,certs"]);
     check_xml(&svg);
@@ -258,7 +202,7 @@ fn render_layers_are_chosen_and_grid_only_when_named() {
         assert!(svg.contains(&format!("id=\"legend-{layer}\"")), "no legend {layer}");
     }
 
-    let out = walksurf(&[
+    let out = walksurf_here(&[
         "render",
         s(file),
         "--tile",
@@ -275,10 +219,10 @@ fn render_layers_are_chosen_and_grid_only_when_named() {
 
 #[test]
 fn render_missing_tile_is_one_line_naming_file_and_tile() {
-    let dir = TempDir::new("missing");
-    let file = &bake_dungeon(&dir);
+    let dir = TempDir::new(TEMP_PREFIX, "missing");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let out_svg = dir.join("none.svg");
-    let out = walksurf(&["render", s(file), "--tile", "40,-7", "-o", s(&out_svg)]);
+    let out = walksurf_here(&["render", s(file), "--tile", "40,-7", "-o", s(&out_svg)]);
     let err = error_line(&out);
     assert!(
         err.contains(s(file)) && err.contains("(40,-7)") && err.contains("no tile"),
@@ -286,39 +230,39 @@ fn render_missing_tile_is_one_line_naming_file_and_tile() {
     );
     assert!(!out_svg.exists(), "nothing written for a missing tile");
 
-    let out = walksurf(&["inspect", s(file), "--tile", "40,-7"]);
+    let out = walksurf_here(&["inspect", s(file), "--tile", "40,-7"]);
     let err = error_line(&out);
     assert!(err.contains(s(file)) && err.contains("(40,-7)"), "{err}");
 }
 
 #[test]
 fn tile_argument_errors_are_clear() {
-    let dir = TempDir::new("badarg");
-    let file = &bake_dungeon(&dir);
+    let dir = TempDir::new(TEMP_PREFIX, "badarg");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let out_svg = dir.join("x.svg");
     for bad in ["1", "a,b", "1,2,3", "1.5,2", ""] {
-        let out = walksurf(&["render", s(file), "--tile", bad, "-o", s(&out_svg)]);
+        let out = walksurf_here(&["render", s(file), "--tile", bad, "-o", s(&out_svg)]);
         assert_eq!(out.status.code(), Some(2), "--tile {bad:?}");
         let err = text(&out.stderr);
         assert!(err.contains("expected tile coordinates X,Y"), "--tile {bad:?}: {err}");
-        let out = walksurf(&["inspect", s(file), "--tile", bad]);
+        let out = walksurf_here(&["inspect", s(file), "--tile", bad]);
         assert_eq!(out.status.code(), Some(2), "inspect --tile {bad:?}");
     }
     assert!(!out_svg.exists());
     // Negative coordinates need no `=`.
-    let out = walksurf(&["inspect", s(file), "--tile", "-1,-1", "--json"]);
+    let out = walksurf_here(&["inspect", s(file), "--tile", "-1,-1", "--json"]);
     assert_eq!(json(&out)["tile"], serde_json::json!([-1, -1]));
     // --tile is required.
-    let out = walksurf(&["render", s(file), "-o", s(&out_svg)]);
+    let out = walksurf_here(&["render", s(file), "-o", s(&out_svg)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--tile"));
 }
 
 #[test]
 fn inspect_tile_counts_add_up_to_the_file() {
-    let dir = TempDir::new("inspect");
-    let file = &bake_dungeon(&dir);
-    let whole = json(&walksurf(&["inspect", s(file), "--json"]));
+    let dir = TempDir::new(TEMP_PREFIX, "inspect");
+    let file = &bake_dungeon(&dir, "dungeon.wsurf", &[]);
+    let whole = json(&walksurf_here(&["inspect", s(file), "--json"]));
     let tiles = tiles(file);
     let sum = |key: &str| tiles.iter().map(|(_, v)| v[key].as_u64().expect(key)).sum::<u64>();
     assert_eq!(sum("pieces"), whole["pieces"].as_u64().expect("pieces"));
@@ -348,7 +292,7 @@ fn inspect_tile_counts_add_up_to_the_file() {
 
     // Text form: the same counts, one per line.
     let ((x, y), v) = &tiles[0];
-    let out = ok_stdout(&walksurf(&["inspect", s(file), "--tile", &format!("{x},{y}")]));
+    let out = ok_stdout(&walksurf_here(&["inspect", s(file), "--tile", &format!("{x},{y}")]));
     assert!(out.starts_with(&format!("{} tile ({x},{y})", s(file))), "{out}");
     for key in [
         "pieces",
