@@ -251,8 +251,8 @@ pub mod tile_flags {
 
 /// Start of a tile's certificate region: the rectangle of cells that hold
 /// any certificate (`x0 + w ≤ CERT_CELLS`, `y0 + h ≤ CERT_CELLS`), followed
-/// by `w·h + 1` `u32` offsets (row-major, prefix sums into the records) and
-/// the [`Cert`] records.
+/// by `w·h + 1` `u32` offsets (row-major, prefix sums into the records; the
+/// last is the record count), the [`Cert`] records and the [`CertWall`]s.
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct CertIndexHeader {
@@ -275,10 +275,29 @@ pub struct Cert {
     pub b: F32,
     pub k: F32,
     pub z_err_cm: F32,
-    /// Lowest z (tile frame) of any other geometry over the grown cell.
+    /// Lowest z (tile frame) of any other geometry over the grown cell,
+    /// besides the listed walls.
     pub clear_z: F32,
-    pub reserved: U32,
+    /// Exactly vertical walls over the grown cell that do not count in
+    /// `clear_z`: `walls & 0xFFFF` is the first [`CertWall`] of the tile's
+    /// wall list, `walls >> 16` the count. A query stays clear of each by
+    /// more than its radius plus the wall's `err_cm`, or takes the full path.
+    pub walls: U32,
 }
+
+/// An exactly vertical wall as a certificate lists it: its XY footprint
+/// segment (tile frame, cm) and how far the true triangle may lie from the
+/// vertical plane through it.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct CertWall {
+    pub x0: F32,
+    pub y0: F32,
+    pub x1: F32,
+    pub y1: F32,
+    pub err_cm: F32,
+}
+const _: () = assert!(size_of::<CertWall>() == 20);
 const _: () = assert!(size_of::<Cert>() == 24);
 
 /// Rounds `offset` up to the section alignment.

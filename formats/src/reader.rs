@@ -70,6 +70,7 @@ pub struct TileView<'a> {
     pub cert_index: CertIndexHeader,
     pub cert_offsets: &'a [U32],
     pub certs: &'a [Cert],
+    pub cert_walls: &'a [CertWall],
 }
 
 fn range_of(offset: u64, length: u64, file_len: usize) -> Option<Range<usize>> {
@@ -304,7 +305,8 @@ impl<'a> FileView<'a> {
         let start = usize::try_from(hot.blob_offset.get()).ok()?;
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
-        let (cert_index, cert_offsets, certs) = cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[]));
+        let (cert_index, cert_offsets, certs, cert_walls) =
+            cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[], &[]));
         Some(TileView {
             hot,
             piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
@@ -314,6 +316,7 @@ impl<'a> FileView<'a> {
             cert_index,
             cert_offsets,
             certs,
+            cert_walls,
         })
     }
 
@@ -345,7 +348,7 @@ pub fn cert_region<'a>(
     hot: &TileHot,
     blob: &'a [u8],
     regions_end: usize,
-) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert])> {
+) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert], &'a [CertWall])> {
     if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
         return None;
     }
@@ -356,9 +359,11 @@ pub fn cert_region<'a>(
         return None;
     }
     let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, w * h + 1).ok()?;
-    let n = rest.len() / size_of::<Cert>();
-    let certs = <[Cert]>::ref_from_bytes(rest.get(..n * size_of::<Cert>())?).ok()?;
-    Some((index, offsets, certs))
+    let n = offsets.last()?.get() as usize;
+    let (certs, rest) = <[Cert]>::ref_from_prefix_with_elems(rest, n).ok()?;
+    let walls = rest.len() / size_of::<CertWall>();
+    let walls = <[CertWall]>::ref_from_bytes(rest.get(..walls * size_of::<CertWall>())?).ok()?;
+    Some((index, offsets, certs, walls))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
@@ -422,6 +427,15 @@ impl<'a> TileView<'a> {
             (Some(a), Some(b)) => self.certs.get(a..b).unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// The walls a certificate lists; `None` if its range is corrupt (the
+    /// certificate must then not be used).
+    #[inline]
+    pub fn cert_walls_of(&self, cert: &Cert) -> Option<&'a [CertWall]> {
+        let w = cert.walls.get() as usize;
+        let (start, count) = (w & 0xFFFF, w >> 16);
+        self.cert_walls.get(start..start + count)
     }
 
     /// The tile origin in world cm.

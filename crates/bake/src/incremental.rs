@@ -182,7 +182,7 @@ impl PreviousTile<'_> {
             h.blocker_count.get(),
         )
         .map_or(0, |l| l.len());
-        let certificates = walksurf_format::cert_region(h, self.blob, regions_end).map_or(0, |(_, _, c)| c.len());
+        let certificates = walksurf_format::cert_region(h, self.blob, regions_end).map_or(0, |(_, _, c, _)| c.len());
         TileStats {
             pieces,
             vertices,

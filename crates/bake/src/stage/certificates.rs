@@ -15,7 +15,7 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
-use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert};
+use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
@@ -27,6 +27,16 @@ const MIN_CLEARANCE_CM: f64 = 1.0;
 /// (≤ 0.3 mm across) tilts a 20 cm sphere's contact normal by < 1e-3 and
 /// moves its contact by < 1e-5 cm. [Units: cm²]
 const MAX_UNCOVERED_CM2: f64 = 1e-3;
+/// Most pieces one certificate's coverage may take (pairwise checked).
+const MAX_COVER_PIECES: usize = 24;
+/// Most walls one certificate lists.
+const MAX_CERT_WALLS: usize = 4;
+/// A blocker whose footprint lies within this of a segment is a vertical
+/// wall. [Units: cm]
+const WALL_FLAT_CM: f64 = 0.002;
+/// Error added to a listed wall for its vertices' quantisation and the
+/// `f32` storage of its segment. [Units: cm]
+const WALL_STORE_ERR_CM: f64 = 0.003;
 /// Primitives reaching within this of the plane from below count as above
 /// it. [Units: cm]
 const BELOW_MARGIN_CM: f64 = 0.01;
@@ -42,9 +52,11 @@ pub struct CertPrim {
     pub plane: Option<([f64; 3], f64)>,
 }
 
-/// Per-cell offsets (`CERT_CELLS² + 1`) and the certificates, each cell's
-/// sorted by plane height at the cell centre.
-pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>) {
+/// Per-cell offsets (`CERT_CELLS² + 1`), the certificates (each cell's
+/// sorted by plane height at the cell centre) and the walls they list.
+pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>, Vec<CertWall>) {
+    let walls_of: Vec<Option<CertWall>> = prims.iter().map(vertical_wall).collect();
+    let mut walls: Vec<CertWall> = Vec::new();
     let n = CERT_CELLS;
     let cell_of = |v: f64| ((v / CERT_CELL_CM).floor()).clamp(0.0, (n - 1) as f64) as usize;
     // Bucket by the cells whose grown square the primitive's box meets.
@@ -95,16 +107,26 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let inset = band_cm + CONTAIN_MARGIN_CM;
                 let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
                 let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
-                let covered: f64 = bucket
+                let parts: Vec<&CertPrim> = bucket
                     .iter()
                     .map(|&qi| &prims[qi as usize])
-                    .filter(|q| same(q))
-                    .map(|q| clipped_area(&q.xy, sq_lo, sq_hi))
-                    .sum();
+                    .filter(|q| same(q) && clipped_area(&q.xy, sq_lo, sq_hi) > 0.0)
+                    .collect();
+                let covered: f64 = parts.iter().map(|q| clipped_area(&q.xy, sq_lo, sq_hi)).sum();
                 let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
-                // More than the square means overlapping pieces, whose sum
-                // could hide a hole: no certificate then either.
-                if (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                // Areas add up to coverage only for disjoint pieces: refuse
+                // overlapping ones (duplicated floors: an overlap could hide a
+                // hole of the same area), and too many pieces (the pairwise
+                // check is quadratic).
+                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                    continue;
+                }
+                let overlapping = parts.iter().enumerate().any(|(i, p)| {
+                    parts[i + 1..]
+                        .iter()
+                        .any(|q| convex_overlap_area(&p.xy, &q.xy) > MAX_UNCOVERED_CM2)
+                });
+                if overlapping {
                     continue;
                 }
                 let corners = [
@@ -117,14 +139,26 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
                 let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
                 let mut clear = f64::INFINITY;
+                let first_wall = walls.len();
                 for &qi in bucket {
                     let q = &prims[qi as usize];
                     if same(q) || q.z_hi < p_min - BELOW_MARGIN_CM || !convex_meets_box(&q.xy, sq_lo, sq_hi) {
                         continue;
                     }
-                    clear = clear.min(q.z_lo);
+                    // An exactly vertical wall is never touched by a vertical
+                    // motion that keeps its distance: list it for the query
+                    // to check instead of lowering the clearance.
+                    match walls_of[qi as usize] {
+                        Some(w) if walls.len() - first_wall < MAX_CERT_WALLS && walls.len() < u16::MAX as usize => {
+                            walls.push(w)
+                        }
+                        _ => clear = clear.min(q.z_lo),
+                    }
                 }
-                if clear > p_max + MIN_CLEARANCE_CM {
+                let wall_count = walls.len() - first_wall;
+                if clear <= p_max + MIN_CLEARANCE_CM {
+                    walls.truncate(first_wall);
+                } else {
                     certs.push(Cert {
                         a: (a as f32).into(),
                         b: (b as f32).into(),
@@ -133,7 +167,12 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                         // Rounded down on purpose: a lower clearance is still
                         // a true bound.
                         clear_z: f32_at_most(clear).into(),
-                        reserved: 0.into(),
+                        walls: (if wall_count == 0 {
+                            0
+                        } else {
+                            (first_wall | (wall_count << 16)) as u32
+                        })
+                        .into(),
                     });
                 }
             }
@@ -145,7 +184,40 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
         }
     }
     offsets.push(certs.len() as u32);
-    (offsets, certs)
+    (offsets, certs, walls)
+}
+
+/// A blocker whose XY footprint is a segment (within [`WALL_FLAT_CM`]): its
+/// segment, with an error covering that flatness and `f32` storage.
+fn vertical_wall(p: &CertPrim) -> Option<CertWall> {
+    if p.plane.is_some() || p.xy.len() < 2 {
+        return None;
+    }
+    let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
+    let mut ends = (p.xy[0], p.xy[1]);
+    for &a in &p.xy {
+        for &b in &p.xy {
+            if d2(a, b) > d2(ends.0, ends.1) {
+                ends = (a, b);
+            }
+        }
+    }
+    let (a, b) = ends;
+    let len = d2(a, b).sqrt();
+    if len == 0.0 {
+        return None;
+    }
+    let flat =
+        p.xy.iter()
+            .map(|q| ((b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0])).abs() / len)
+            .fold(0.0, f64::max);
+    (flat <= WALL_FLAT_CM).then(|| CertWall {
+        x0: (a[0] as f32).into(),
+        y0: (a[1] as f32).into(),
+        x1: (b[0] as f32).into(),
+        y1: (b[1] as f32).into(),
+        err_cm: ((flat + WALL_STORE_ERR_CM) as f32).into(),
+    })
 }
 
 /// The largest `f32` not above `v` (`f32::MAX` for +∞).
@@ -192,6 +264,51 @@ fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
         .sum::<f64>()
         / 2.0)
         .abs()
+}
+
+/// Area of the intersection of two convex polygons (either orientation):
+/// `a` clipped by every edge line of `b`.
+fn convex_overlap_area(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
+    let signed = |p: &[[f64; 2]]| {
+        let n = p.len();
+        (0..n)
+            .map(|i| p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1])
+            .sum::<f64>()
+            / 2.0
+    };
+    let orient = signed(b).signum();
+    if orient == 0.0 {
+        return 0.0;
+    }
+    let mut poly: Vec<[f64; 2]> = a.to_vec();
+    let n = b.len();
+    for i in 0..n {
+        let (p, q) = (b[i], b[(i + 1) % n]);
+        let side = |v: [f64; 2]| orient * ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0]));
+        let mut out = Vec::with_capacity(poly.len() + 1);
+        for j in 0..poly.len() {
+            let (u, v) = (poly[(j + poly.len() - 1) % poly.len()], poly[j]);
+            let (su, sv) = (side(u), side(v));
+            let cut = || {
+                let t = su / (su - sv);
+                [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])]
+            };
+            match (su >= 0.0, sv >= 0.0) {
+                (true, true) => out.push(v),
+                (true, false) => out.push(cut()),
+                (false, true) => {
+                    out.push(cut());
+                    out.push(v);
+                }
+                (false, false) => {}
+            }
+        }
+        poly = out;
+        if poly.len() < 3 {
+            return 0.0;
+        }
+    }
+    signed(&poly).abs()
 }
 
 fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
@@ -253,7 +370,7 @@ mod tests {
             z_hi: 0.0,
             plane: Some(([0.0, 0.0, 0.0], 0.001)),
         };
-        let (off, certs) = certificates(std::slice::from_ref(&floor), 42.0, 0.005);
+        let (off, certs, _) = certificates(std::slice::from_ref(&floor), 42.0, 0.005);
         let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
         // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000.
         assert_eq!(count(5, 5), 1);
@@ -270,7 +387,7 @@ mod tests {
             z_hi: 50.0,
             plane: None,
         };
-        let (off, _) = certificates(&[floor.clone(), crate_], 42.0, 0.005);
+        let (off, _, _) = certificates(&[floor.clone(), crate_], 42.0, 0.005);
         let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
         assert_eq!(count(8, 8), 0, "cell 320..360 holds the crate");
         assert_eq!(count(6, 8), 0, "cell 240..280 is within 42 cm of it");
@@ -283,7 +400,7 @@ mod tests {
             z_hi: 300.0,
             plane: Some(([0.0, 0.0, 300.0], 0.001)),
         };
-        let (off, certs) = certificates(&[floor, ceiling], 42.0, 0.005);
+        let (off, certs, _) = certificates(&[floor, ceiling], 42.0, 0.005);
         let i = off[5 * CERT_CELLS + 5] as usize;
         assert_eq!(off[5 * CERT_CELLS + 6] as usize - i, 2);
         assert_eq!(certs[i].k.get(), 0.0, "sorted by height");
@@ -305,7 +422,7 @@ mod tests {
             tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]]),
             tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]]),
         ];
-        let (off, _) = certificates(&halves, 42.0, 0.005);
+        let (off, _, _) = certificates(&halves, 42.0, 0.005);
         let count = |off: &[u32], x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
         assert_eq!(
             count(&off, 12, 12),
@@ -314,13 +431,60 @@ mod tests {
         );
         // Move the second half 0.5 cm away: a gap along the diagonal.
         let gapped = [halves[0].clone(), tri(vec![[0.0, 0.5], [999.5, 1000.0], [0.0, 1000.0]])];
-        let (off, _) = certificates(&gapped, 42.0, 0.005);
+        let (off, _, _) = certificates(&gapped, 42.0, 0.005);
         assert_eq!(count(&off, 12, 12), 0, "the gap is within reach");
         assert_eq!(count(&off, 20, 5), 1, "far from the gap, one half suffices");
+        // An overlap hiding a hole of the same area (the stairs test's
+        // landing box over the floor's end) certifies nothing.
+        let hidden = [
+            tri(vec![[0.0, 0.0], [700.0, 0.0], [700.0, 1000.0], [0.0, 1000.0]]),
+            tri(vec![[600.0, 0.0], [700.0, 0.0], [700.0, 1000.0], [600.0, 1000.0]]),
+        ];
+        let (off, _, _) = certificates(&hidden, 42.0, 0.005);
+        assert_eq!(count(&off, 17, 5), 0, "x 680..720 is over the floor's end");
         // The same half twice: overlapping pieces certify nothing.
         let doubled = [halves[0].clone(), halves[0].clone(), halves[1].clone()];
-        let (off, _) = certificates(&doubled, 42.0, 0.005);
+        let (off, _, _) = certificates(&doubled, 42.0, 0.005);
         assert_eq!(count(&off, 20, 5), 0);
+    }
+
+    #[test]
+    fn a_vertical_wall_is_listed_not_a_clearance() {
+        let floor = CertPrim {
+            xy: square(0.0, 1000.0),
+            z_lo: 0.0,
+            z_hi: 0.0,
+            plane: Some(([0.0, 0.0, 0.0], 0.001)),
+        };
+        // A 3 m high wall along x = 500 (its footprint is a segment).
+        let wall = CertPrim {
+            xy: vec![[500.0, 100.0], [500.0, 900.0], [500.0, 900.0]],
+            z_lo: 0.0,
+            z_hi: 300.0,
+            plane: None,
+        };
+        // A slanted face is not a wall.
+        let slant = CertPrim {
+            xy: vec![[700.0, 100.0], [710.0, 900.0], [700.0, 900.0]],
+            z_lo: 0.0,
+            z_hi: 300.0,
+            plane: None,
+        };
+        let (off, certs, walls) = certificates(&[floor, wall, slant], 42.0, 0.005);
+        let cell = |x: usize, y: usize| &certs[off[y * CERT_CELLS + x] as usize..off[y * CERT_CELLS + x + 1] as usize];
+        // Cell (12, 10) spans x 480..520: the wall crosses it; still certified,
+        // with the wall listed and no clearance limit.
+        let c = cell(12, 10);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].clear_z.get(), f32::MAX);
+        let w = c[0].walls.get() as usize;
+        assert_eq!(w >> 16, 1);
+        let listed = walls[w & 0xFFFF];
+        assert_eq!((listed.x0.get(), listed.x1.get()), (500.0, 500.0));
+        assert!(listed.err_cm.get() > 0.0);
+        // Cell (17, 10) spans x 680..720: the slanted face lowers the
+        // clearance to its bottom (0): no certificate.
+        assert!(cell(17, 10).is_empty());
     }
 
     #[test]

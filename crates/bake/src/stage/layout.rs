@@ -183,13 +183,14 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
     blob.extend_from_slice(blocker_bvh.as_bytes());
     blob.extend_from_slice(blockers.as_bytes());
-    let (cert_offsets, certs) = certificates(&cert_prims, tile.reach_cm, CERT_BAND_CM);
+    let (cert_offsets, certs, cert_walls) = certificates(&cert_prims, tile.reach_cm, CERT_BAND_CM);
     let mut flags = 0;
     if !certs.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_CERTS;
         blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
         write_cert_index(&mut blob, &cert_offsets);
         blob.extend_from_slice(certs.as_bytes());
+        blob.extend_from_slice(cert_walls.as_bytes());
     }
     stats.certificates = certs.len();
 
