@@ -60,27 +60,7 @@ const OVERSIZED: Agent = Agent {
     half_height_cm: 96.0,
 };
 
-/// Every level of the folder and the settings PROVENANCE.md documents for
-/// it: `(file, glTF scene, excluded node globs)`. All are Y-up metres.
-const LEVELS: &[(&str, Option<usize>, &[&str])] = &[
-    ("avian_character_controller_demo.glb", None, &[]),
-    ("godot_level_mesh.obj", None, &[]),
-    ("godot_zdm2.glb", None, &[]),
-    ("landmass_dungeon.glb", None, &[]),
-    // The default scene is a hand-made navmesh; the level is scene 1.
-    ("landmass_playground.glb", Some(1), &[]),
-    ("navcat_bridges.glb", None, &[]),
-    ("navcat_crowd-simulation-stress-test.glb", None, &[]),
-    ("navcat_dungeon.gltf", None, &[]),
-    ("navcat_lowpoly__fps__tdm__game__map_by_resoforge.glb", None, &[]),
-    ("navcat_nav-test.glb", None, &[]),
-    ("navcat_proto-level.glb", None, &[]),
-    // Node "navmesh" is a reference navmesh, not collision.
-    ("navcat_tower-big.glb", None, &["navmesh"]),
-    ("recast_dungeon.obj", None, &[]),
-    ("recast_nav_test.obj", None, &[]),
-    ("recast_undulating.obj", None, &[]),
-];
+use common::SHARED_LEVELS as LEVELS;
 
 fn is_level(path: &Path) -> bool {
     matches!(

@@ -939,25 +939,7 @@ fn comparison_detects_disagreement() {
 // ---------------------------------------------------------------------------
 // Shared levels.
 
-/// Every level of `../shared/levels` with the settings PROVENANCE.md gives
-/// (as in `shared_levels.rs`): `(file, glTF scene, excluded node globs)`.
-const LEVELS: &[(&str, Option<usize>, &[&str])] = &[
-    ("avian_character_controller_demo.glb", None, &[]),
-    ("godot_level_mesh.obj", None, &[]),
-    ("godot_zdm2.glb", None, &[]),
-    ("landmass_dungeon.glb", None, &[]),
-    ("landmass_playground.glb", Some(1), &[]),
-    ("navcat_bridges.glb", None, &[]),
-    ("navcat_crowd-simulation-stress-test.glb", None, &[]),
-    ("navcat_dungeon.gltf", None, &[]),
-    ("navcat_lowpoly__fps__tdm__game__map_by_resoforge.glb", None, &[]),
-    ("navcat_nav-test.glb", None, &[]),
-    ("navcat_proto-level.glb", None, &[]),
-    ("navcat_tower-big.glb", None, &["navmesh"]),
-    ("recast_dungeon.obj", None, &[]),
-    ("recast_nav_test.obj", None, &[]),
-    ("recast_undulating.obj", None, &[]),
-];
+use common::SHARED_LEVELS as LEVELS;
 
 /// Bakes a shared level and sweeps `ground` ground queries of each step
 /// length and `abnormal` abnormal ones; returns the ground and overall tallies.
