@@ -25,7 +25,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use walksurf::{Agent, DEFAULT_FLOOR_DOWN_CM, FallbackReason, FloorMode, FloorOutcome, Surface};
-use walksurf_bake::{BakeConfig, BakeReport, Mesh, Silent, bake_file, stage::ingest::ingest};
+use walksurf_bake::{BakeConfig, BakeReport, Mesh};
 use walksurf_oracle::Oracle;
 use walksurf_oracle::corpus::{CorpusConfig, CorpusQuery, QueryClass, generate};
 
@@ -117,19 +117,8 @@ fn level(dir: &Path, file: &str) -> Arc<Level> {
 }
 
 fn prepare(dir: &Path, file: &str) -> Level {
-    let &(_, scene, exclude) = LEVELS
-        .iter()
-        .find(|l| l.0 == file)
-        .unwrap_or_else(|| panic!("{file} is not in LEVELS"));
     let start = Instant::now();
-    let path = dir.join(file);
-    let config = BakeConfig {
-        scene,
-        exclude: exclude.iter().map(|&g| g.to_owned()).collect(),
-        ..BakeConfig::default()
-    };
-    let (mesh, _) = ingest(&path, &config).unwrap_or_else(|e| panic!("{file}: ingest: {e}"));
-    let baked = bake_file(&path, &config, 1, &Silent).unwrap_or_else(|e| panic!("{file}: bake: {e}"));
+    let (config, mesh, baked) = bake_shared_level(dir, file);
     assert_eq!(
         baked.report.triangles,
         mesh.triangles.len(),

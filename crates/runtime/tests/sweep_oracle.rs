@@ -944,19 +944,8 @@ use common::SHARED_LEVELS as LEVELS;
 /// Bakes a shared level and sweeps `ground` ground queries of each step
 /// length and `abnormal` abnormal ones; returns the ground and overall tallies.
 fn check_shared_level(dir: &Path, file: &str, ground: usize, abnormal: usize) -> (SweepTally, SweepTally) {
-    let &(_, scene, exclude) = LEVELS
-        .iter()
-        .find(|l| l.0 == file)
-        .unwrap_or_else(|| panic!("{file} is not in LEVELS"));
     let start = Instant::now();
-    let path = dir.join(file);
-    let config = BakeConfig {
-        scene,
-        exclude: exclude.iter().map(|&g| g.to_owned()).collect(),
-        ..BakeConfig::default()
-    };
-    let (mesh, _) = ingest(&path, &config).unwrap_or_else(|e| panic!("{file}: ingest: {e}"));
-    let baked = bake_file(&path, &config, 0, &Silent).unwrap_or_else(|e| panic!("{file}: bake: {e}"));
+    let (config, mesh, baked) = bake_shared_level(dir, file);
     let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{file}: open: {e}"));
     let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{file}: oracle: {e}"));
     let prep_s = start.elapsed().as_secs_f64();

@@ -614,3 +614,26 @@ pub const SHARED_LEVELS: &[(&str, Option<usize>, &[&str])] = &[
     ("recast_nav_test.obj", None, &[]),
     ("recast_undulating.obj", None, &[]),
 ];
+
+/// Ingests and bakes shared level `file` (from `dir`) with the settings of
+/// [`SHARED_LEVELS`]; panics naming the file on any failure.
+pub fn bake_shared_level(
+    dir: &std::path::Path,
+    file: &str,
+) -> (walksurf_bake::BakeConfig, Mesh, walksurf_bake::BakeOutput) {
+    let &(_, scene, exclude) = SHARED_LEVELS
+        .iter()
+        .find(|l| l.0 == file)
+        .unwrap_or_else(|| panic!("{file} is not in SHARED_LEVELS"));
+    let path = dir.join(file);
+    let config = walksurf_bake::BakeConfig {
+        scene,
+        exclude: exclude.iter().map(|&g| g.to_owned()).collect(),
+        ..walksurf_bake::BakeConfig::default()
+    };
+    let (mesh, _) =
+        walksurf_bake::stage::ingest::ingest(&path, &config).unwrap_or_else(|e| panic!("{file}: ingest: {e}"));
+    let baked = walksurf_bake::bake_file(&path, &config, 1, &walksurf_bake::Silent)
+        .unwrap_or_else(|e| panic!("{file}: bake: {e}"));
+    (config, mesh, baked)
+}
