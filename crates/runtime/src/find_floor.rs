@@ -244,6 +244,11 @@ impl Surface {
             if gx * gx + gy * gy + gz * gz > (r + band) * (r + band) {
                 return;
             }
+            let n = cross(sub(tri[1], tri[0]), sub(tri[2], tri[0]));
+            let l = len(n);
+            if l > 0.0 && axis_clear_of_plane(c, top_z, scale(n, 1.0 / l), dot(n, tri[0]) / l, r + band) {
+                return;
+            }
             let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
             if d < r - band {
                 overlap = true;
@@ -264,19 +269,29 @@ impl Surface {
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
                 return true;
             }
-            for i in 1..g.n - 1 {
-                check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
-            }
             let normal = g.normal();
+            // The capsule's axis far from the piece's plane on one side: no
+            // overlap (the common case, a floor under the agent).
+            if !axis_clear_of_plane(c, top_z, normal, g.k * normal[2], r + band) {
+                for i in 1..g.n - 1 {
+                    check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
+                }
+            }
             let face = sphere_down_plane(c, r, g.a, g.b, g.k);
             match g.side(face.point[0], face.point[1]) {
                 Side::Outside => {}
-                Side::Inside => hits.push(Cand {
-                    t: face.t,
-                    err: g.z_err,
-                    point: face.point,
-                    normal,
-                }),
+                Side::Inside => {
+                    hits.push(Cand {
+                        t: face.t,
+                        err: g.z_err,
+                        point: face.point,
+                        normal,
+                    });
+                    // The face contact is the highest point at which the
+                    // sphere meets the plane at all: the piece's edges and
+                    // vertices (in that plane) come later.
+                    return true;
+                }
                 Side::Band => hits.undecided(face.t - g.z_err),
             }
             // Every edge and vertex: two flat groups of one patch may meet at
@@ -329,6 +344,16 @@ impl Surface {
         };
         self.floor_hit(pos, best.t, f.to_world(best.point), best.normal)
     }
+}
+
+/// Whether the capsule axis (vertical, from `c` up to `top_z`) stays at
+/// least `clear` from the plane `n·p = d` (`n` unit), wholly on one side: the
+/// capsule of radius `clear` then touches nothing in that plane.
+#[inline]
+fn axis_clear_of_plane(c: V3, top_z: f64, n: V3, d: f64, clear: f64) -> bool {
+    let d0 = dot(n, c) - d;
+    let d1 = d0 + n[2] * (top_z - c[2]);
+    (d0 >= clear && d1 >= clear) || (d0 <= -clear && d1 <= -clear)
 }
 
 /// `⌊v / TILE_SIZE_CM⌋` as a tile coordinate (without a libm call), or `None`

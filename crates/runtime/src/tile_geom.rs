@@ -209,6 +209,8 @@ pub(crate) struct Hits {
     n: usize,
     /// Smallest t (minus its error) of a contact that may or may not exist.
     undecided_t: f64,
+    /// Smallest `t + err` of every candidate pushed (see [`Hits::bound`]).
+    bound_t: f64,
 }
 
 impl Hits {
@@ -222,6 +224,7 @@ impl Hits {
             }; MAX_CANDIDATES],
             n: 0,
             undecided_t: f64::INFINITY,
+            bound_t: f64::INFINITY,
         }
     }
 
@@ -236,6 +239,7 @@ impl Hits {
         if c.t + c.err + Z_MARGIN_CM < 0.0 {
             return;
         }
+        self.bound_t = self.bound_t.min(c.t + c.err);
         // Keep the MAX_CANDIDATES earliest (sorted by t); what falls off the
         // end is remembered as undecided, so it can still veto an answer.
         if self.n == self.list.len() {
@@ -258,15 +262,11 @@ impl Hits {
     }
 
     /// A time by which a contact certainly happened (the smallest `t + err`
-    /// so far; +∞ if none): anything that cannot be touched before it (plus
+    /// of every candidate pushed, kept or not; +∞ if none): anything that cannot be touched before it (plus
     /// the margins `decide` uses) cannot change the answer.
+    #[inline]
     pub fn bound(&self) -> f64 {
-        self.list
-            .get(..self.n)
-            .unwrap_or(&[])
-            .iter()
-            .map(|c| c.t + c.err)
-            .fold(f64::INFINITY, f64::min)
+        self.bound_t
     }
 
     pub fn undecided(&mut self, t_lo: f64) {
@@ -353,6 +353,9 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
     if early.t < 0.0 {
         hits.undecided(0.0);
         return;
+    }
+    if early.t > hits.bound() + PRUNE_MARGIN_CM {
+        return; // after a contact that certainly happens
     }
     let nominal = cast.interval(r);
     let late = cast.interval(r - e);
