@@ -23,7 +23,7 @@ impl QBox {
 
 /// `⌊v⌋` clamped to `u16` (NaN: 0).
 #[inline]
-fn floor_u16(v: f64) -> u16 {
+pub(crate) fn floor_u16(v: f64) -> u16 {
     if v.is_nan() || v <= 0.0 {
         0
     } else if v >= u16::MAX as f64 {
@@ -53,6 +53,17 @@ pub(crate) enum Walk {
 /// over a corrupt file.
 #[inline]
 pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bool) -> Result<(), Walk> {
+    visit_narrowing(lines, *q, |item, _| leaf(item))
+}
+
+/// [`visit`] with a box the visitor may shrink as it goes (a query that has
+/// found a contact no longer needs what lies beyond it).
+#[inline]
+pub(crate) fn visit_narrowing(
+    lines: &[BvhLine],
+    mut q: QBox,
+    mut leaf: impl FnMut(u32, &mut QBox) -> bool,
+) -> Result<(), Walk> {
     if lines.is_empty() {
         return Ok(());
     }
@@ -80,7 +91,7 @@ pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bo
                 continue;
             }
             if child < 0 {
-                if !leaf(!child as u32) {
+                if !leaf(!child as u32, &mut q) {
                     return Ok(());
                 }
             } else {

@@ -15,7 +15,7 @@
 //!   at its start falls back (`InitialOverlap`).
 
 use crate::Surface;
-use crate::bvh::visit;
+use crate::bvh::{QBox, floor_u16, visit, visit_narrowing};
 use crate::cache::QueryCache;
 use crate::contact::*;
 use crate::query::*;
@@ -230,11 +230,11 @@ impl Surface {
             [c[0] + r + m, c[1] + r + m, top_z + r + m],
         );
         let mut hits = Hits::new();
-        let mut overlap = false;
+        let overlap = std::cell::Cell::new(false);
         let mut corrupt = false;
 
         // Overlap of the capsule at its start with a triangle.
-        let mut check_overlap = |tri: [V3; 3], band: f64, hits: &mut Hits| {
+        let check_overlap = |tri: [V3; 3], band: f64, hits: &mut Hits| {
             // Cheap rejection: a box gap larger than the radius.
             let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
             let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));
@@ -251,7 +251,7 @@ impl Surface {
             }
             let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
             if d < r - band {
-                overlap = true;
+                overlap.set(true);
             } else if d <= r + band {
                 hits.undecided(f64::NEG_INFINITY);
             }
@@ -270,9 +270,12 @@ impl Surface {
                 return true;
             }
             let normal = g.normal();
-            // The capsule's axis far from the piece's plane on one side: no
-            // overlap (the common case, a floor under the agent).
-            if !axis_clear_of_plane(c, top_z, normal, g.k * normal[2], r + band) {
+            // Wholly below the bottom sphere's centre, the piece overlaps the
+            // capsule iff the sphere already touches it: its contacts say so
+            // (t ≤ 0). Else: the capsule's axis far from the piece's plane on
+            // one side is no overlap either.
+            let below = z_top <= c[2];
+            if !below && !axis_clear_of_plane(c, top_z, normal, g.k * normal[2], r + band) {
                 for i in 1..g.n - 1 {
                     check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
                 }
@@ -281,6 +284,9 @@ impl Surface {
             match g.side(face.point[0], face.point[1]) {
                 Side::Outside => {}
                 Side::Inside => {
+                    if below && face_touches_at_start(face.t, g.z_err, &overlap, &mut hits) {
+                        return true;
+                    }
                     hits.push(Cand {
                         t: face.t,
                         err: g.z_err,
@@ -298,12 +304,29 @@ impl Surface {
             // a slight crease, where the edge is the first contact and neither
             // face's contact point lies inside its piece.
             let e = PIECE_EDGE_ERR_CM + g.z_err;
+            let mut at_start = false;
             for i in 0..g.n {
-                push_edge_contact(&mut hits, c, r, g.v(i), g.v(i + 1), e);
+                at_start |= push_edge_contact(&mut hits, c, r, g.v(i), g.v(i + 1), e);
+            }
+            // An edge the sphere may touch already: the exact overlap test
+            // (skipped above for a piece below the centre) tells the reason.
+            if below && at_start {
+                for i in 1..g.n - 1 {
+                    check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
+                }
             }
             true
         }))?;
-        walk_result(visit(f.tile.blocker_bvh, &q, |i| {
+        // Blockers wholly below where the sphere is when a contact already
+        // found happens (the test below) are skipped a whole subtree at a
+        // time: the box's floor rises with the bound.
+        let narrow = |q: &mut QBox, bound: f64| {
+            let z = c[2] - r - bound - PRUNE_MARGIN_CM - BLOCKER_VERTEX_ERR_CM - Z_MARGIN_CM;
+            q.min[2] = q.min[2].max(floor_u16(f.quant.z_query(z)));
+        };
+        let mut q = q;
+        narrow(&mut q, hits.bound());
+        walk_result(visit_narrowing(f.tile.blocker_bvh, q, |i, q| {
             let Some(b) = f.tile.blockers.get(i as usize) else {
                 corrupt = true;
                 return false;
@@ -313,12 +336,18 @@ impl Surface {
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
                 return true;
             }
-            check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+            // As for pieces: wholly below the sphere's centre, the contacts
+            // tell an overlap.
+            let below = z_top <= c[2];
+            if !below {
+                check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+            }
             if let Some((normal, a, bb, k)) = triangle_plane(&tri) {
                 let face = sphere_down_plane(c, r, a, bb, k);
                 let err = VERTEX_Z_ERR_CM + (a * a + bb * bb).sqrt() * VERTEX_XY_ERR_CM;
                 match triangle_side(&tri, face.point[0], face.point[1]) {
                     Side::Outside => {}
+                    Side::Inside if below && face_touches_at_start(face.t, err, &overlap, &mut hits) => {}
                     Side::Inside => hits.push(Cand {
                         t: face.t,
                         err,
@@ -328,15 +357,20 @@ impl Surface {
                     Side::Band => hits.undecided(face.t - err),
                 }
             }
+            let mut at_start = false;
             for k in 0..3 {
-                push_edge_contact(&mut hits, c, r, tri[k], tri[(k + 1) % 3], BLOCKER_VERTEX_ERR_CM);
+                at_start |= push_edge_contact(&mut hits, c, r, tri[k], tri[(k + 1) % 3], BLOCKER_VERTEX_ERR_CM);
             }
+            if below && at_start {
+                check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+            }
+            narrow(q, hits.bound());
             true
         }))?;
         if corrupt {
             return Err(FallbackReason::MissingData);
         }
-        if overlap {
+        if overlap.get() {
             return Err(FallbackReason::InitialOverlap);
         }
         let Some(best) = hits.decide(0.0, down_cm)? else {
@@ -344,6 +378,23 @@ impl Surface {
         };
         self.floor_hit(pos, best.t, f.to_world(best.point), best.normal)
     }
+}
+
+/// For a primitive wholly below the bottom sphere's centre, whose face
+/// contact (inside it) is at `t` within `err`: whether the sphere may touch
+/// it already at the start. Then it records an overlap (certain) or an
+/// undecided order (within the error) and returns `true`.
+#[inline]
+fn face_touches_at_start(t: f64, err: f64, overlap: &std::cell::Cell<bool>, hits: &mut Hits) -> bool {
+    let e = err + Z_MARGIN_CM;
+    if t + e < 0.0 {
+        overlap.set(true);
+    } else if t - e <= 0.0 {
+        hits.undecided(f64::NEG_INFINITY);
+    } else {
+        return false;
+    }
+    true
 }
 
 /// Whether the capsule axis (vertical, from `c` up to `top_z`) stays at

@@ -48,7 +48,9 @@ use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
-use walksurf_format::{MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
+use walksurf_format::{
+    CERT_CELL_CM, CERT_CELLS, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed,
+};
 
 impl Surface {
     /// Sweeps the capsule (centre `pos`, world cm) by `(dx, dy, 0)`: `Clear`
@@ -81,6 +83,9 @@ impl Surface {
         agent: Agent,
     ) -> Result<SweepOutcome, FallbackReason> {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
+        if let Some(out) = self.certified_sweep(pos, delta, len, agent) {
+            return Ok(out);
+        }
         let r = agent.radius_cm;
         let q = SweepQuery {
             r,
@@ -122,6 +127,94 @@ impl Surface {
         }
         acc.decide(pos, delta, &q)
     }
+}
+
+impl Surface {
+    /// The fast path of a sweep: a move of at most one certificate cell
+    /// whose every cell (of the box of its start and end cells) certifies
+    /// the plane under the capsule, which stays above that plane, below
+    /// every cell's clearance and away from every listed wall, touches
+    /// nothing: `Clear`. `None`: take the full path.
+    ///
+    /// Every centre on the move lies in one of those cells, and each
+    /// cell's certificate covers the footprint of a capsule centred in it;
+    /// the plane's height under the bottom sphere is linear along the move,
+    /// so clearing it at both ends clears it everywhere.
+    fn certified_sweep(&self, pos: [f64; 3], delta: [f64; 2], len: f64, agent: Agent) -> Option<SweepOutcome> {
+        if len == 0.0 || len > CERT_CELL_CM {
+            return None;
+        }
+        let f = self.home_frame(pos, None).ok()??;
+        let r = agent.radius_cm;
+        let h = agent.half_height_cm - r;
+        let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
+        let e = [c[0] + delta[0], c[1] + delta[1]];
+        let cell = |v: f64| {
+            let i = v / CERT_CELL_CM;
+            (i >= 0.0 && i < CERT_CELLS as f64).then_some(i as usize)
+        };
+        let (i0, j0, i1, j1) = (cell(c[0])?, cell(c[1])?, cell(e[0])?, cell(e[1])?);
+        // The plane under the bottom sphere at the start: the highest one
+        // it is above (as `find_floor`'s fast path picks it).
+        let bottom = c[2] - h;
+        let clearance = |cert: &walksurf_format::Cert, x: f64, y: f64| {
+            let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
+            bottom - (a * x + b * y + k) - r * (a * a + b * b + 1.0).sqrt()
+        };
+        let err = |cert: &walksurf_format::Cert| cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+        let start = f
+            .tile
+            .certs_in_cell(i0, j0)
+            .iter()
+            .filter(|cert| clearance(cert, c[0], c[1]) > err(cert))
+            .min_by(|p, q| clearance(p, c[0], c[1]).total_cmp(&clearance(q, c[0], c[1])))?;
+        if clearance(start, e[0], e[1]) <= err(start) {
+            return None;
+        }
+        let top = c[2] + h + r + Z_MARGIN_CM;
+        let same_plane = |cert: &&walksurf_format::Cert| {
+            cert.a.get().to_bits() == start.a.get().to_bits()
+                && cert.b.get().to_bits() == start.b.get().to_bits()
+                && cert.k.get().to_bits() == start.k.get().to_bits()
+        };
+        for j in j0.min(j1)..=j0.max(j1) {
+            for i in i0.min(i1)..=i0.max(i1) {
+                let cert = f.tile.certs_in_cell(i, j).iter().find(same_plane)?;
+                if top >= cert.clear_z.get() as f64 {
+                    return None;
+                }
+                let walls = f.tile.cert_walls_of(cert)?;
+                for w in walls {
+                    let (w0, w1) = (
+                        [w.x0.get() as f64, w.y0.get() as f64],
+                        [w.x1.get() as f64, w.y1.get() as f64],
+                    );
+                    let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
+                    if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], e, w0, w1) > need * need) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(SweepOutcome::Clear)
+    }
+}
+
+/// Distance² between two XY segments (0 when they cross).
+fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
+    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    let (d1, d2) = (orient(p0, p1, q0), orient(p0, p1, q1));
+    let (d3, d4) = (orient(q0, q1, p0), orient(q0, q1, p1));
+    if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
+        return 0.0;
+    }
+    let point = |p: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        segment_xy_dist2([p[0], p[1], 0.0], [a[0], a[1], 0.0], [b[0], b[1], 0.0])
+    };
+    point(p0, q0, q1)
+        .min(point(p1, q0, q1))
+        .min(point(q0, p0, p1))
+        .min(point(q1, p0, p1))
 }
 
 /// The agent and its move, frame-free.

@@ -333,29 +333,38 @@ pub(crate) fn walk_result(walk: Result<(), Walk>) -> Result<(), FallbackReason> 
 /// nominal contact is pushed with that interval as its error; if the shrunk
 /// sphere never touches, the contact may not exist and is undecided. A
 /// grown sphere that already touches at the start leaves even the order
-/// undecided (the overlap test decides whether it overlaps).
-pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, e: f64) {
+/// undecided (the overlap test decides whether it overlaps): then it returns
+/// `true`.
+pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, e: f64) -> bool {
     // Wholly above the sphere: touched (if ever) only before the start, which
     // is the overlap test's business.
     if p0[2].min(p1[2]) > c[2] + r + e {
-        return;
+        return false;
     }
-    if segment_box_dist2(c, p0, p1) > (r + e) * (r + e) {
-        return;
+    let re = r + e;
+    if segment_box_dist2(c, p0, p1) > re * re {
+        return false;
+    }
+    // Cheap lower bound of the grown sphere's first touch: at horizontal
+    // distance ≥ d from the axis, its lowest point is sqrt(re² − d²) below
+    // the centre, and no point of the segment is above the higher end.
+    let d2 = segment_xy_dist2(c, p0, p1);
+    if d2 > re * re || c[2] - (re * re - d2).sqrt() - p0[2].max(p1[2]) > hits.bound() + PRUNE_MARGIN_CM {
+        return false;
     }
     let cast = SegmentCast::new(c, p0, p1);
     let Some((early, early_out)) = cast.interval(r + e) else {
-        return;
+        return false;
     };
     if early_out < 0.0 {
-        return; // behind the sphere (above it) for the whole motion
+        return false; // behind the sphere (above it) for the whole motion
     }
     if early.t < 0.0 {
         hits.undecided(0.0);
-        return;
+        return true;
     }
     if early.t > hits.bound() + PRUNE_MARGIN_CM {
-        return; // after a contact that certainly happens
+        return false; // after a contact that certainly happens
     }
     let nominal = cast.interval(r);
     let late = cast.interval(r - e);
@@ -371,4 +380,5 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
         }
         _ => hits.undecided(early.t),
     }
+    false
 }

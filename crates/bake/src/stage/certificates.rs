@@ -15,7 +15,7 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
-use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall};
+use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall, MAX_PIECE_VERTICES};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
@@ -77,8 +77,28 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             }
         }
     }
+    let boxes: Vec<([f64; 2], [f64; 2])> = prims.iter().map(|p| xy_box(&p.xy)).collect();
+    let orients: Vec<f64> = prims.iter().map(|p| orientation(&p.xy)).collect();
+    // Pieces of one flat group share their stored plane exactly: number the
+    // distinct planes.
+    let mut ids: std::collections::HashMap<[u64; 4], u32> = std::collections::HashMap::new();
+    let plane_id: Vec<u32> = prims
+        .iter()
+        .map(|p| match p.plane {
+            Some(([a, b, k], e)) => {
+                let next = ids.len() as u32;
+                *ids.entry([a, b, k, e].map(f64::to_bits)).or_insert(next)
+            }
+            None => u32::MAX,
+        })
+        .collect();
     let mut offsets = Vec::with_capacity(n * n + 1);
     let mut certs = Vec::new();
+    let mut listed: Vec<CertWall> = Vec::new();
+    let mut parts: Vec<u32> = Vec::new();
+    // (plane id, piece) of a cell's bucket, grouped by plane.
+    let mut by_plane: Vec<(u32, u32)> = Vec::new();
+    let mut groups: Vec<(u32, std::ops::Range<usize>)> = Vec::new();
     for y in 0..n {
         for x in 0..n {
             offsets.push(certs.len() as u32);
@@ -86,47 +106,47 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             let c_hi = [c_lo[0] + CERT_CELL_CM, c_lo[1] + CERT_CELL_CM];
             let g_lo = [c_lo[0] - reach_cm, c_lo[1] - reach_cm];
             let g_hi = [c_hi[0] + reach_cm, c_hi[1] + reach_cm];
+            // The grown cell (a square, a superset of the grown disk), with
+            // the edge band to spare.
+            let inset = band_cm + CONTAIN_MARGIN_CM;
+            let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
+            let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
+            let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
             let bucket = &buckets[y * n + x];
             let start = certs.len();
+            by_plane.clear();
+            by_plane.extend(
+                bucket
+                    .iter()
+                    .filter(|&&qi| plane_id[qi as usize] != u32::MAX)
+                    .map(|&qi| (plane_id[qi as usize], qi)),
+            );
+            by_plane.sort_unstable();
             // Each distinct stored plane among the bucket's pieces is a
-            // candidate floor: pieces of one flat group share it exactly.
-            let mut tried: Vec<([f64; 3], f64)> = Vec::new();
-            for &pi in bucket {
-                let Some(plane) = prims[pi as usize].plane else {
+            // candidate floor, tried in the order of its first piece.
+            groups.clear();
+            let mut i = 0;
+            while i < by_plane.len() {
+                let id = by_plane[i].0;
+                let j = i + by_plane[i..].iter().take_while(|e| e.0 == id).count();
+                groups.push((by_plane[i].1, i..j));
+                i = j;
+            }
+            groups.sort_unstable_by_key(|g| g.0);
+            for (first, range) in &groups {
+                let Some(plane) = prims[*first as usize].plane else {
                     continue;
                 };
-                if tried.contains(&plane) {
-                    continue;
-                }
-                tried.push(plane);
+                let id = plane_id[*first as usize];
+                let members = &by_plane[range.clone()];
                 let ([a, b, k], z_err) = plane;
-                let same = |q: &CertPrim| q.plane == Some(plane);
-                // The grown cell (a square, a superset of the grown disk) must
-                // be covered by the plane's pieces: they are disjoint, so
-                // their clipped areas must add up to the square's.
-                let inset = band_cm + CONTAIN_MARGIN_CM;
-                let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
-                let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
-                let parts: Vec<&CertPrim> = bucket
+                // Cheap first: the plane's pieces' boxes must cover the
+                // square's area at least.
+                let box_cover: f64 = members
                     .iter()
-                    .map(|&qi| &prims[qi as usize])
-                    .filter(|q| same(q) && clipped_area(&q.xy, sq_lo, sq_hi) > 0.0)
-                    .collect();
-                let covered: f64 = parts.iter().map(|q| clipped_area(&q.xy, sq_lo, sq_hi)).sum();
-                let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
-                // Areas add up to coverage only for disjoint pieces: refuse
-                // overlapping ones (duplicated floors: an overlap could hide a
-                // hole of the same area), and too many pieces (the pairwise
-                // check is quadratic).
-                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
-                    continue;
-                }
-                let overlapping = parts.iter().enumerate().any(|(i, p)| {
-                    parts[i + 1..]
-                        .iter()
-                        .any(|q| convex_overlap_area(&p.xy, &q.xy) > MAX_UNCOVERED_CM2)
-                });
-                if overlapping {
+                    .map(|&(_, qi)| box_overlap_area(boxes[qi as usize], (sq_lo, sq_hi)))
+                    .sum();
+                if box_cover < full - MAX_UNCOVERED_CM2 {
                     continue;
                 }
                 let corners = [
@@ -138,43 +158,74 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
                 let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
                 let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
+                // The clearance (cheap) before the coverage (exact areas).
                 let mut clear = f64::INFINITY;
-                let first_wall = walls.len();
+                listed.clear();
                 for &qi in bucket {
                     let q = &prims[qi as usize];
-                    if same(q) || q.z_hi < p_min - BELOW_MARGIN_CM || !convex_meets_box(&q.xy, sq_lo, sq_hi) {
+                    // (One that cannot lower the clearance needs no test.)
+                    if plane_id[qi as usize] == id
+                        || q.z_hi < p_min - BELOW_MARGIN_CM
+                        || (q.z_lo >= clear && walls_of[qi as usize].is_none())
+                        || !convex_meets_box(&q.xy, boxes[qi as usize], orients[qi as usize], sq_lo, sq_hi)
+                    {
                         continue;
                     }
                     // An exactly vertical wall is never touched by a vertical
                     // motion that keeps its distance: list it for the query
                     // to check instead of lowering the clearance.
                     match walls_of[qi as usize] {
-                        Some(w) if walls.len() - first_wall < MAX_CERT_WALLS && walls.len() < u16::MAX as usize => {
-                            walls.push(w)
-                        }
+                        Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
                         _ => clear = clear.min(q.z_lo),
                     }
                 }
-                let wall_count = walls.len() - first_wall;
-                if clear <= p_max + MIN_CLEARANCE_CM {
-                    walls.truncate(first_wall);
-                } else {
-                    certs.push(Cert {
-                        a: (a as f32).into(),
-                        b: (b as f32).into(),
-                        k: (k as f32).into(),
-                        z_err_cm: (z_err as f32).into(),
-                        // Rounded down on purpose: a lower clearance is still
-                        // a true bound.
-                        clear_z: f32_at_most(clear).into(),
-                        walls: (if wall_count == 0 {
-                            0
-                        } else {
-                            (first_wall | (wall_count << 16)) as u32
-                        })
-                        .into(),
-                    });
+                if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
+                    continue;
                 }
+                // The square must be covered by the plane's pieces: they are
+                // disjoint, so their clipped areas must add up to its own.
+                parts.clear();
+                let mut covered = 0.0;
+                for &(_, qi) in members {
+                    let area = clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi);
+                    if area > 0.0 {
+                        covered += area;
+                        parts.push(qi);
+                    }
+                }
+                // Areas add up to coverage only for disjoint pieces: refuse
+                // overlapping ones (duplicated floors: an overlap could hide a
+                // hole of the same area), and too many pieces (the pairwise
+                // check is quadratic).
+                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                    continue;
+                }
+                let overlapping = parts.iter().enumerate().any(|(i, &p)| {
+                    parts[i + 1..].iter().any(|&q| {
+                        box_overlap_area(boxes[p as usize], boxes[q as usize]) > MAX_UNCOVERED_CM2
+                            && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
+                    })
+                });
+                if overlapping {
+                    continue;
+                }
+                let first_wall = walls.len();
+                walls.extend_from_slice(&listed);
+                certs.push(Cert {
+                    a: (a as f32).into(),
+                    b: (b as f32).into(),
+                    k: (k as f32).into(),
+                    z_err_cm: (z_err as f32).into(),
+                    // Rounded down on purpose: a lower clearance is still
+                    // a true bound.
+                    clear_z: f32_at_most(clear).into(),
+                    walls: (if listed.is_empty() {
+                        0
+                    } else {
+                        (first_wall | (listed.len() << 16)) as u32
+                    })
+                    .into(),
+                });
             }
             let centre = [c_lo[0] + CERT_CELL_CM / 2.0, c_lo[1] + CERT_CELL_CM / 2.0];
             certs[start..].sort_by(|p, q| {
@@ -229,14 +280,30 @@ fn f32_at_most(v: f64) -> f32 {
     if f as f64 > v { f.next_down() } else { f }
 }
 
-/// Area of a convex polygon (either orientation) clipped to a box.
+/// Area of a convex polygon (either orientation) clipped to a box, without
+/// allocating. A polygon of more than [`MAX_PIECE_VERTICES`] vertices
+/// counts as 0 (it then covers nothing: no certificate).
 fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
-    let mut p: Vec<[f64; 2]> = poly.to_vec();
+    // Each of the four cuts adds at most one vertex to a convex polygon.
+    const CAP: usize = MAX_PIECE_VERTICES + 4;
+    if poly.len() > MAX_PIECE_VERTICES {
+        return 0.0;
+    }
+    let mut p = [[0.0; 2]; CAP];
+    let mut n = poly.len();
+    p[..n].copy_from_slice(poly);
+    let mut out = [[0.0; 2]; CAP];
     for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
         let inside = |v: [f64; 2]| if keep_below { v[axis] <= bound } else { v[axis] >= bound };
-        let mut out = Vec::with_capacity(p.len() + 2);
-        for i in 0..p.len() {
-            let (prev, cur) = (p[(i + p.len() - 1) % p.len()], p[i]);
+        let mut m = 0;
+        let mut push = |v: [f64; 2]| {
+            if m < CAP {
+                out[m] = v;
+                m += 1;
+            }
+        };
+        for i in 0..n {
+            let (prev, cur) = (p[(i + n - 1) % n], p[i]);
             let cut = || {
                 let t = (bound - prev[axis]) / (cur[axis] - prev[axis]);
                 let mut r = [prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])];
@@ -244,26 +311,32 @@ fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
                 r
             };
             match (inside(prev), inside(cur)) {
-                (true, true) => out.push(cur),
-                (true, false) => out.push(cut()),
+                (true, true) => push(cur),
+                (true, false) => push(cut()),
                 (false, true) => {
-                    out.push(cut());
-                    out.push(cur);
+                    push(cut());
+                    push(cur);
                 }
                 (false, false) => {}
             }
         }
-        p = out;
-        if p.len() < 3 {
+        if m < 3 {
             return 0.0;
         }
+        p = out;
+        n = m;
     }
-    let n = p.len();
     ((0..n)
         .map(|i| p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1])
         .sum::<f64>()
         / 2.0)
         .abs()
+}
+
+/// Area of the intersection of two boxes.
+fn box_overlap_area(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> f64 {
+    let w = |k: usize| (a.1[k].min(b.1[k]) - a.0[k].max(b.0[k])).max(0.0);
+    w(0) * w(1)
 }
 
 /// Area of the intersection of two convex polygons (either orientation):
@@ -323,33 +396,56 @@ fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
     (lo, hi)
 }
 
+/// The sign of a polygon's signed area: 1 counter-clockwise, −1 clockwise,
+/// 0 degenerate.
+fn orientation(poly: &[[f64; 2]]) -> f64 {
+    let Some(&last) = poly.last() else {
+        return 0.0;
+    };
+    let mut area2 = 0.0;
+    let mut p = last;
+    for &q in poly {
+        area2 += p[0] * q[1] - q[0] * p[1];
+        p = q;
+    }
+    area2.signum()
+}
+
 /// Whether a convex polygon (either orientation, possibly degenerate) meets
-/// the box: separating axes of the box and of the polygon's edges.
-fn convex_meets_box(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> bool {
-    let (plo, phi) = xy_box(poly);
+/// the box: separating axes of the box and of the polygon's edges. The
+/// polygon's own box and [`orientation`] come with it.
+fn convex_meets_box(
+    poly: &[[f64; 2]],
+    (plo, phi): ([f64; 2], [f64; 2]),
+    orient: f64,
+    lo: [f64; 2],
+    hi: [f64; 2],
+) -> bool {
     if phi[0] < lo[0] || plo[0] > hi[0] || phi[1] < lo[1] || plo[1] > hi[1] {
         return false;
     }
+    if plo[0] >= lo[0] && plo[1] >= lo[1] && phi[0] <= hi[0] && phi[1] <= hi[1] {
+        return true; // wholly inside
+    }
+    // The polygon lies on its inner side of each of its edge lines (on the
+    // line itself when degenerate): an edge separates iff every corner is
+    // strictly outside.
     let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
-    let n = poly.len();
-    for i in 0..n {
-        let (p, q) = (poly[i], poly[(i + 1) % n]);
-        let axis = [-(q[1] - p[1]), q[0] - p[0]];
-        if axis == [0.0, 0.0] {
-            continue;
-        }
-        let proj = |v: &[f64; 2]| axis[0] * v[0] + axis[1] * v[1];
-        let (a_lo, a_hi) = poly
-            .iter()
-            .map(proj)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
-        let (b_lo, b_hi) = corners
-            .iter()
-            .map(proj)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
-        if a_hi < b_lo || b_hi < a_lo {
+    let Some(&last) = poly.last() else {
+        return false;
+    };
+    let mut p = last;
+    for &q in poly {
+        let side = |v: &[f64; 2]| (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0]);
+        let separates = if orient != 0.0 {
+            corners.iter().all(|v| side(v) * orient < 0.0)
+        } else {
+            corners.iter().all(|v| side(v) < 0.0) || corners.iter().all(|v| side(v) > 0.0)
+        };
+        if separates {
             return false;
         }
+        p = q;
     }
     true
 }

@@ -278,7 +278,9 @@ fn bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
     (lo, hi)
 }
 
-/// Sorts by centroid along the longest centroid axis and splits at the median.
+/// Splits at the median centroid along the longest centroid axis (a
+/// selection, not a sort: linear time; ties broken by leaf, so the split is
+/// deterministic).
 fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     let centre = |it: &BvhItem, k: usize| it.lo[k] + it.hi[k];
     let mut lo = [f64::INFINITY; 3];
@@ -292,8 +294,12 @@ fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     let axis = (0..3)
         .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])))
         .unwrap_or(0);
-    items.sort_by(|a, b| centre(a, axis).total_cmp(&centre(b, axis)).then(a.leaf.cmp(&b.leaf)));
     let mid = items.len().div_ceil(2);
+    if mid < items.len() {
+        items.select_nth_unstable_by(mid, |a, b| {
+            centre(a, axis).total_cmp(&centre(b, axis)).then(a.leaf.cmp(&b.leaf))
+        });
+    }
     items.split_at_mut(mid)
 }
 
