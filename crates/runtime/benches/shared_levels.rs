@@ -37,16 +37,17 @@
 //!
 //! `cargo bench -p walksurf-runtime --bench shared_levels -- --quick`
 
+mod common;
+
+use common::{Accuracy, Answer, OFF_CM, Parry, SEED, agent_shape, bbox, cm, ground_corpus, ns_per_query, to_local};
 use criterion::{BenchmarkId, Criterion, Throughput, black_box};
-use parry3d::math::{Isometry, Point, Vector};
-use parry3d::query::ShapeCastOptions;
-use parry3d::shape::{Capsule, TriMesh};
+use parry3d::math::Point;
+use parry3d::shape::TriMesh;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use walksurf::{Agent, DEFAULT_FLOOR_DOWN_CM, FloorMode, FloorOutcome, QueryCache, Surface, SweepOutcome};
+use walksurf::{Agent, DEFAULT_FLOOR_DOWN_CM, FloorMode, QueryCache, Surface};
 use walksurf_bake::{BakeConfig, Silent};
-use walksurf_oracle::corpus::{CorpusConfig, QueryClass};
-use walksurf_oracle::{AgentShape, Oracle, OracleFloor, OracleSweep};
+use walksurf_oracle::Oracle;
 
 /// The levels: file, glTF scene, excluded node globs (PROVENANCE.md).
 const LEVELS: &[(&str, Option<usize>, &[&str])] = &[
@@ -58,9 +59,6 @@ const LEVELS: &[(&str, Option<usize>, &[&str])] = &[
 const BUNDLED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/dungeon.obj");
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/levels");
 
-/// Ground queries per level, and the corpus seed.
-const QUERIES: usize = 2000;
-const SEED: u64 = 1;
 /// Horizontal sweep lengths: one and two 60 Hz frames at 1000 cm/s.
 const SWEEPS_CM: [f64; 2] = [16.67, 33.33];
 /// Timed passes over the batch per peer (median taken): at least this
@@ -69,10 +67,6 @@ const PASSES: usize = 7;
 const PASS_TIME: Duration = Duration::from_millis(400);
 const QUICK_PASSES: usize = 5;
 const QUICK_PASS_TIME: Duration = Duration::from_millis(150);
-/// An answer further than this from the exact oracle's is counted as off
-/// (walksurf's contract is 0.01 cm). [Units: cm]
-const OFF_CM: f64 = 0.05;
-
 const AGENT: Agent = Agent::DEFAULT;
 
 /// One level, baked, with parry's copy of it and the query batch.
@@ -83,8 +77,7 @@ struct Level {
     surface: Surface,
     /// The exact reference, to say who is right when the two differ.
     oracle: Oracle,
-    trimesh: TriMesh,
-    capsule: Capsule,
+    parry: Parry,
     /// Query capsule centres, world cm, and the same in parry's f32 frame.
     world: Vec<[f64; 3]>,
     local: Vec<Point<f32>>,
@@ -109,26 +102,13 @@ impl Level {
             walksurf_bake::bake_mesh(&mesh, &config, 1, &Silent).unwrap_or_else(|e| panic!("{name}: bake: {e}"));
         let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{name}: open: {e}"));
         let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{name}: oracle: {e:?}"));
-        let corpus = walksurf_oracle::corpus::generate(
-            &oracle,
-            &mesh.vertices,
-            &mesh.triangles,
-            &CorpusConfig {
-                seed: SEED,
-                ground: QUERIES,
-                abnormal: 0,
-                walkable_normal_z: config.walkable_normal_z,
-                ..CorpusConfig::default()
-            },
-        );
         // Grouped by tile, corpus order within a tile.
-        let mut ground: Vec<_> = corpus.iter().filter(|q| q.class == QueryClass::Ground).collect();
+        let mut ground = ground_corpus(&name, &oracle, &mesh, config.walkable_normal_z);
         let tile = |p: &[f64; 3]| {
             let t = walksurf_format::TILE_SIZE_CM;
             ((p[1] / t).floor() as i64, (p[0] / t).floor() as i64)
         };
         ground.sort_by_key(|q| tile(&q.pos));
-        assert!(!ground.is_empty(), "{name}: no ground queries");
         let world: Vec<[f64; 3]> = ground.iter().map(|q| q.pos).collect();
         let dirs = ground
             .iter()
@@ -139,24 +119,11 @@ impl Level {
             .collect();
 
         // f32 parry wants coordinates near the origin: the bbox centre.
-        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-        for v in &mesh.vertices {
-            for k in 0..3 {
-                lo[k] = lo[k].min(v[k]);
-                hi[k] = hi[k].max(v[k]);
-            }
-        }
+        let (lo, hi) = bbox(&mesh.vertices);
         let centre: [f64; 3] = std::array::from_fn(|k| 0.5 * (lo[k] + hi[k]));
-        let to_local = |p: &[f64; 3]| {
-            Point::new(
-                (p[0] - centre[0]) as f32,
-                (p[1] - centre[1]) as f32,
-                (p[2] - centre[2]) as f32,
-            )
-        };
+        let to_local = |p: &[f64; 3]| to_local(centre, p);
         let trimesh = TriMesh::new(mesh.vertices.iter().map(to_local).collect(), mesh.triangles.clone());
         let local = world.iter().map(to_local).collect();
-        let capsule = Capsule::new_z((AGENT.half_height_cm - AGENT.radius_cm) as f32, AGENT.radius_cm as f32);
         eprintln!(
             "setup: {name}: {} triangles, {} tiles, {} bytes baked, {} ground queries, {:.1} s",
             mesh.triangles.len(),
@@ -171,8 +138,7 @@ impl Level {
             tiles: surface.tile_count(),
             surface,
             oracle,
-            trimesh,
-            capsule,
+            parry: Parry::new(trimesh, AGENT),
             world,
             local,
             dirs,
@@ -266,16 +232,6 @@ impl Peer {
     }
 }
 
-/// One query's answer, reduced to what the tables need.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Answer {
-    Fallback,
-    /// Nothing found (no floor; a clear sweep).
-    Nothing,
-    /// Distance moved to the contact, cm.
-    At(f64),
-}
-
 /// walksurf's answer to query `i`.
 #[inline]
 fn walksurf(lv: &Level, kind: Kind, i: usize, cache: Option<&mut QueryCache>) -> Answer {
@@ -286,11 +242,7 @@ fn walksurf(lv: &Level, kind: Kind, i: usize, cache: Option<&mut QueryCache>) ->
                 Some(c) => lv.surface.find_floor_cached(c, pos, down, AGENT, FloorMode::Capsule),
                 None => lv.surface.find_floor(pos, down, AGENT, FloorMode::Capsule),
             };
-            match black_box(o) {
-                FloorOutcome::Floor(h) => Answer::At(h.floor_dist),
-                FloorOutcome::NoFloor => Answer::Nothing,
-                FloorOutcome::Fallback(_) => Answer::Fallback,
-            }
+            Answer::from(black_box(o))
         }
         Kind::Sweep(len) => {
             let d = [lv.dirs[i][0] * len, lv.dirs[i][1] * len];
@@ -298,11 +250,7 @@ fn walksurf(lv: &Level, kind: Kind, i: usize, cache: Option<&mut QueryCache>) ->
                 Some(c) => lv.surface.sweep_horizontal_cached(c, lv.world[i], d, AGENT),
                 None => lv.surface.sweep_horizontal(lv.world[i], d, AGENT),
             };
-            match black_box(o) {
-                SweepOutcome::Hit(h) => Answer::At(h.distance),
-                SweepOutcome::Clear => Answer::Nothing,
-                SweepOutcome::Fallback(_) => Answer::Fallback,
-            }
+            Answer::from(black_box(o))
         }
     }
 }
@@ -310,60 +258,25 @@ fn walksurf(lv: &Level, kind: Kind, i: usize, cache: Option<&mut QueryCache>) ->
 /// parry's answer to query `i`: the capsule cast down, or sideways.
 #[inline]
 fn parry(lv: &Level, kind: Kind, i: usize) -> Answer {
-    let p = lv.local[i];
-    let (vel, max) = match kind {
-        Kind::Floor => (-Vector::z(), DEFAULT_FLOOR_DOWN_CM as f32),
-        Kind::Sweep(len) => (
-            Vector::new((lv.dirs[i][0] * len) as f32, (lv.dirs[i][1] * len) as f32, 0.0),
-            1.0,
-        ),
-    };
-    let hit = parry3d::query::cast_shapes(
-        &Isometry::translation(p.x, p.y, p.z),
-        &vel,
-        &lv.capsule,
-        &Isometry::identity(),
-        &Vector::zeros(),
-        &lv.trimesh,
-        ShapeCastOptions::with_max_time_of_impact(max),
-    );
-    match black_box(hit) {
-        Ok(Some(h)) => Answer::At(h.time_of_impact as f64 * vel.norm() as f64),
-        _ => Answer::Nothing,
+    match kind {
+        Kind::Floor => lv.parry.floor(lv.local[i]),
+        Kind::Sweep(len) => lv.parry.sweep(lv.local[i], [lv.dirs[i][0] * len, lv.dirs[i][1] * len]),
     }
 }
 
 /// The exact oracle's answer to query `i` (`Fallback` for a start overlap,
 /// which the ground corpus excludes).
 fn oracle(lv: &Level, kind: Kind, i: usize) -> Answer {
-    let agent = AgentShape {
-        radius_cm: AGENT.radius_cm,
-        half_height_cm: AGENT.half_height_cm,
-    };
+    let agent = agent_shape(AGENT);
     match kind {
-        Kind::Floor => match lv.oracle.find_floor_capsule(lv.world[i], agent, DEFAULT_FLOOR_DOWN_CM) {
-            OracleFloor::Floor { floor_dist, .. } => Answer::At(floor_dist),
-            OracleFloor::NoFloor => Answer::Nothing,
-            OracleFloor::StartOverlap => Answer::Fallback,
-        },
+        Kind::Floor => lv
+            .oracle
+            .find_floor_capsule(lv.world[i], agent, DEFAULT_FLOOR_DOWN_CM)
+            .into(),
         Kind::Sweep(len) => {
             let d = [lv.dirs[i][0] * len, lv.dirs[i][1] * len];
-            match lv.oracle.sweep(lv.world[i], d, agent) {
-                OracleSweep::Hit { distance, .. } => Answer::At(distance),
-                OracleSweep::Clear => Answer::Nothing,
-                OracleSweep::StartOverlap => Answer::Fallback,
-            }
+            lv.oracle.sweep(lv.world[i], d, agent).into()
         }
-    }
-}
-
-/// How far `a` is from the exact answer `truth` (∞ when one finds
-/// something and the other not).
-fn error_cm(a: Answer, truth: Answer) -> f64 {
-    match (a, truth) {
-        (Answer::At(a), Answer::At(b)) => (a - b).abs(),
-        (Answer::Nothing, Answer::Nothing) => 0.0,
-        _ => f64::INFINITY,
     }
 }
 
@@ -406,76 +319,46 @@ fn bench(c: &mut Criterion, levels: &[Level]) {
     }
 }
 
-/// Median ns per query over timed passes over the batch.
-fn ns_per_query(lv: &Level, kind: Kind, peer: Peer, quick: bool) -> f64 {
-    let (passes, time) = if quick {
-        (QUICK_PASSES, QUICK_PASS_TIME)
-    } else {
-        (PASSES, PASS_TIME)
-    };
-    black_box(batch(lv, kind, peer)); // warm-up
-    let start = Instant::now();
-    let mut ns = Vec::new();
-    while ns.len() < passes || (start.elapsed() < time && ns.len() < 1000) {
-        let t = Instant::now();
-        black_box(batch(black_box(lv), kind, peer));
-        ns.push(t.elapsed().as_nanos() as f64 / lv.n() as f64);
-    }
-    ns.sort_by(f64::total_cmp);
-    ns[ns.len() / 2]
-}
-
 /// One row of the summary.
 struct Row {
     level: String,
     kind: Kind,
-    n: usize,
     walksurf_ns: f64,
     cached_ns: Option<f64>,
     parry_ns: f64,
     net_ns: f64,
     /// `(walksurf time + fallbacks × parry time) / n`.
     net_formula_ns: f64,
-    answered_pct: f64,
-    /// Largest error of a walksurf answer against the exact oracle, cm.
-    walksurf_max_err: f64,
-    /// parry answers further than `OFF_CM` from the oracle's (∞ counts).
-    parry_off: usize,
-    parry_max_err: f64,
+    acc: Accuracy,
 }
 
 fn measure(lv: &Level, kind: Kind, quick: bool) -> Row {
     // Answers first (untimed): the answered share and, against the exact
     // oracle, how right each peer is.
-    let (mut fallbacks, mut walksurf_max_err, mut parry_off, mut parry_max_err) = (0, 0.0f64, 0, 0.0f64);
+    let mut acc = Accuracy::default();
     for i in 0..lv.n() {
-        let truth = oracle(lv, kind, i);
-        match walksurf(lv, kind, i, None) {
-            Answer::Fallback => fallbacks += 1,
-            a => walksurf_max_err = walksurf_max_err.max(error_cm(a, truth)),
-        }
-        let e = error_cm(parry(lv, kind, i), truth);
-        parry_max_err = parry_max_err.max(e);
-        parry_off += usize::from(e > OFF_CM);
+        acc.add(oracle(lv, kind, i), walksurf(lv, kind, i, None), parry(lv, kind, i));
     }
-    let walksurf_ns = ns_per_query(lv, kind, Peer::Walksurf, quick);
-    let cached_ns = (kind == Kind::Floor).then(|| ns_per_query(lv, kind, Peer::WalksurfCached, quick));
-    let parry_ns = ns_per_query(lv, kind, Peer::Parry, quick);
-    let net_ns = ns_per_query(lv, kind, Peer::Net, quick);
-    let n = lv.n();
+    // Median of timed passes over the batch.
+    let (passes, time) = if quick {
+        (QUICK_PASSES, QUICK_PASS_TIME)
+    } else {
+        (PASSES, PASS_TIME)
+    };
+    let ns = |peer| ns_per_query(lv.n(), passes, time, || batch(black_box(lv), kind, peer));
+    let walksurf_ns = ns(Peer::Walksurf);
+    let cached_ns = (kind == Kind::Floor).then(|| ns(Peer::WalksurfCached));
+    let parry_ns = ns(Peer::Parry);
+    let net_ns = ns(Peer::Net);
     Row {
         level: lv.name.clone(),
         kind,
-        n,
         walksurf_ns,
         cached_ns,
         parry_ns,
         net_ns,
-        net_formula_ns: walksurf_ns + fallbacks as f64 * parry_ns / n as f64,
-        answered_pct: 100.0 * (n - fallbacks) as f64 / n as f64,
-        walksurf_max_err,
-        parry_off,
-        parry_max_err,
+        net_formula_ns: walksurf_ns + acc.fallbacks as f64 * parry_ns / lv.n() as f64,
+        acc,
     }
 }
 
@@ -502,9 +385,9 @@ fn summary(levels: &[Level], quick: bool) {
             let line = |name: &str, ns: f64, answered: f64| {
                 println!("    {name:<42} {ns:>9.0} {:>11.2} {answered:>8.2}%", r.parry_ns / ns);
             };
-            line(Peer::Walksurf.name(), r.walksurf_ns, r.answered_pct);
+            line(Peer::Walksurf.name(), r.walksurf_ns, r.acc.answered_pct());
             if let Some(c) = r.cached_ns {
-                line(Peer::WalksurfCached.name(), c, r.answered_pct);
+                line(Peer::WalksurfCached.name(), c, r.acc.answered_pct());
             }
             line(Peer::Parry.name(), r.parry_ns, 100.0);
             line(Peer::Net.name(), r.net_ns, 100.0);
@@ -515,10 +398,10 @@ fn summary(levels: &[Level], quick: bool) {
             );
             println!(
                 "    against the exact oracle: walksurf answers within {}; parry off by > {OFF_CM} cm on {} of {} (max {})",
-                cm(r.walksurf_max_err),
-                r.parry_off,
-                r.n,
-                cm(r.parry_max_err)
+                cm(r.acc.walksurf_max_err),
+                r.acc.parry_off,
+                r.acc.n,
+                cm(r.acc.parry_max_err)
             );
             rows.push(r);
         }
@@ -543,19 +426,12 @@ fn summary(levels: &[Level], quick: bool) {
             r.cached_ns.map_or_else(|| "–".to_owned(), |c| format!("{c:.0}")),
             r.parry_ns,
             r.parry_ns / r.walksurf_ns,
-            r.answered_pct,
+            r.acc.answered_pct(),
             r.net_ns,
             r.net_formula_ns,
             r.net_ns / r.parry_ns
         );
-        fidelity.push(format!(
-            "| {} | {query} | {} | {} of {} | {} |",
-            short_name(&r.level),
-            cm(r.walksurf_max_err),
-            r.parry_off,
-            r.n,
-            cm(r.parry_max_err)
-        ));
+        fidelity.push(format!("| {} | {query} | {} |", short_name(&r.level), r.acc.cells()));
     }
     println!();
     println!("Against the exact oracle (same queries):");
@@ -564,15 +440,6 @@ fn summary(levels: &[Level], quick: bool) {
     println!("|---|---|--:|--:|--:|");
     for line in fidelity {
         println!("{line}");
-    }
-}
-
-/// A distance in cm for the tables; ∞ means a contact found by one side only.
-fn cm(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.4} cm")
-    } else {
-        "missed/extra contact".to_owned()
     }
 }
 
