@@ -52,6 +52,19 @@ pub struct CertPrim {
     pub plane: Option<([f64; 3], f64)>,
 }
 
+/// The fields of a primitive the cell loop reads.
+struct Hot {
+    bbox: ([f64; 2], [f64; 2]),
+    z_lo: f64,
+    z_hi: f64,
+    /// [`orientation`] of its footprint.
+    orient: f64,
+    /// Its plane's number (pieces), `u32::MAX` for blockers.
+    plane_id: u32,
+    /// An exactly vertical wall.
+    wall: bool,
+}
+
 /// Per-cell offsets (`CERT_CELLS² + 1`), the certificates (each cell's
 /// sorted by plane height at the cell centre) and the walls they list.
 pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>, Vec<CertWall>) {
@@ -59,39 +72,67 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     let mut walls: Vec<CertWall> = Vec::new();
     let n = CERT_CELLS;
     let cell_of = |v: f64| ((v / CERT_CELL_CM).floor()).clamp(0.0, (n - 1) as f64) as usize;
-    // Bucket by the cells whose grown square the primitive's box meets.
-    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); n * n];
-    for (i, p) in prims.iter().enumerate() {
-        let (lo, hi) = xy_box(&p.xy);
-        if hi[0] < -reach_cm || hi[1] < -reach_cm {
-            continue;
-        }
-        let (x0, x1) = (cell_of(lo[0] - reach_cm), cell_of(hi[0] + reach_cm));
-        let (y0, y1) = (cell_of(lo[1] - reach_cm), cell_of(hi[1] + reach_cm));
-        if lo[0] - reach_cm > n as f64 * CERT_CELL_CM || lo[1] - reach_cm > n as f64 * CERT_CELL_CM {
-            continue;
-        }
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                buckets[y * n + x].push(i as u32);
-            }
-        }
-    }
-    let boxes: Vec<([f64; 2], [f64; 2])> = prims.iter().map(|p| xy_box(&p.xy)).collect();
-    let orients: Vec<f64> = prims.iter().map(|p| orientation(&p.xy)).collect();
     // Pieces of one flat group share their stored plane exactly: number the
     // distinct planes.
     let mut ids: std::collections::HashMap<[u64; 4], u32> = std::collections::HashMap::new();
-    let plane_id: Vec<u32> = prims
+    // What the cell loop reads of every primitive, in one place.
+    let hot: Vec<Hot> = prims
         .iter()
-        .map(|p| match p.plane {
-            Some(([a, b, k], e)) => {
-                let next = ids.len() as u32;
-                *ids.entry([a, b, k, e].map(f64::to_bits)).or_insert(next)
-            }
-            None => u32::MAX,
+        .zip(&walls_of)
+        .map(|(p, w)| Hot {
+            bbox: xy_box(&p.xy),
+            z_lo: p.z_lo,
+            z_hi: p.z_hi,
+            orient: orientation(&p.xy),
+            plane_id: match p.plane {
+                Some(([a, b, k], e)) => {
+                    let next = ids.len() as u32;
+                    *ids.entry([a, b, k, e].map(f64::to_bits)).or_insert(next)
+                }
+                None => u32::MAX,
+            },
+            wall: w.is_some(),
         })
         .collect();
+    // Bucket by the cells whose grown square the primitive's box meets (a
+    // flat prefix-summed list: count, then fill).
+    let cells_of = |h: &Hot| {
+        let (lo, hi) = h.bbox;
+        let beyond = n as f64 * CERT_CELL_CM;
+        if hi[0] < -reach_cm || hi[1] < -reach_cm || lo[0] - reach_cm > beyond || lo[1] - reach_cm > beyond {
+            return None;
+        }
+        Some((
+            cell_of(lo[0] - reach_cm)..=cell_of(hi[0] + reach_cm),
+            cell_of(lo[1] - reach_cm)..=cell_of(hi[1] + reach_cm),
+        ))
+    };
+    let mut starts = vec![0u32; n * n + 1];
+    for h in &hot {
+        if let Some((xs, ys)) = cells_of(h) {
+            for y in ys {
+                for x in xs.clone() {
+                    starts[y * n + x + 1] += 1;
+                }
+            }
+        }
+    }
+    for i in 0..n * n {
+        starts[i + 1] += starts[i];
+    }
+    let mut fill = starts.clone();
+    let mut members_of = vec![0u32; starts[n * n] as usize];
+    for (i, h) in hot.iter().enumerate() {
+        if let Some((xs, ys)) = cells_of(h) {
+            for y in ys {
+                for x in xs.clone() {
+                    let at = &mut fill[y * n + x];
+                    members_of[*at as usize] = i as u32;
+                    *at += 1;
+                }
+            }
+        }
+    }
     let mut offsets = Vec::with_capacity(n * n + 1);
     let mut certs = Vec::new();
     let mut listed: Vec<CertWall> = Vec::new();
@@ -112,14 +153,14 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
             let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
             let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
-            let bucket = &buckets[y * n + x];
+            let bucket = &members_of[starts[y * n + x] as usize..starts[y * n + x + 1] as usize];
             let start = certs.len();
             by_plane.clear();
             by_plane.extend(
                 bucket
                     .iter()
-                    .filter(|&&qi| plane_id[qi as usize] != u32::MAX)
-                    .map(|&qi| (plane_id[qi as usize], qi)),
+                    .filter(|&&qi| hot[qi as usize].plane_id != u32::MAX)
+                    .map(|&qi| (hot[qi as usize].plane_id, qi)),
             );
             by_plane.sort_unstable();
             // Each distinct stored plane among the bucket's pieces is a
@@ -137,14 +178,14 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let Some(plane) = prims[*first as usize].plane else {
                     continue;
                 };
-                let id = plane_id[*first as usize];
+                let id = hot[*first as usize].plane_id;
                 let members = &by_plane[range.clone()];
                 let ([a, b, k], z_err) = plane;
                 // Cheap first: the plane's pieces' boxes must cover the
                 // square's area at least.
                 let box_cover: f64 = members
                     .iter()
-                    .map(|&(_, qi)| box_overlap_area(boxes[qi as usize], (sq_lo, sq_hi)))
+                    .map(|&(_, qi)| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
                     .sum();
                 if box_cover < full - MAX_UNCOVERED_CM2 {
                     continue;
@@ -162,12 +203,12 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let mut clear = f64::INFINITY;
                 listed.clear();
                 for &qi in bucket {
-                    let q = &prims[qi as usize];
+                    let h = &hot[qi as usize];
                     // (One that cannot lower the clearance needs no test.)
-                    if plane_id[qi as usize] == id
-                        || q.z_hi < p_min - BELOW_MARGIN_CM
-                        || (q.z_lo >= clear && walls_of[qi as usize].is_none())
-                        || !convex_meets_box(&q.xy, boxes[qi as usize], orients[qi as usize], sq_lo, sq_hi)
+                    if h.plane_id == id
+                        || h.z_hi < p_min - BELOW_MARGIN_CM
+                        || (h.z_lo >= clear && !h.wall)
+                        || !convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
                     {
                         continue;
                     }
@@ -176,7 +217,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                     // to check instead of lowering the clearance.
                     match walls_of[qi as usize] {
                         Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
-                        _ => clear = clear.min(q.z_lo),
+                        _ => clear = clear.min(h.z_lo),
                     }
                 }
                 if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
@@ -202,7 +243,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 }
                 let overlapping = parts.iter().enumerate().any(|(i, &p)| {
                     parts[i + 1..].iter().any(|&q| {
-                        box_overlap_area(boxes[p as usize], boxes[q as usize]) > MAX_UNCOVERED_CM2
+                        box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
                             && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
                     })
                 });

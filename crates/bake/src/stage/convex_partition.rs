@@ -36,22 +36,27 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
         changed = false;
         for a in 0..polys.len() {
             let mut k = 0;
-            while let Some(pa) = polys[a].clone() {
+            while let Some(pa) = &polys[a] {
                 if k >= pa.len() {
                     break;
                 }
                 let (u, v) = (pa[k], pa[(k + 1) % pa.len()]);
-                let b = match owner.get(&(v, u)) {
-                    Some(&b) if b != a && polys[b].is_some() => b,
+                let (b, pb) = match owner.get(&(v, u)) {
+                    Some(&b) if b != a => match &polys[b] {
+                        Some(pb) => (b, pb),
+                        None => {
+                            k += 1;
+                            continue;
+                        }
+                    },
                     _ => {
                         k += 1;
                         continue;
                     }
                 };
-                let pb = polys[b].as_ref().cloned().unwrap_or_default();
-                match try_merge(&pa, k, &pb, (v, u)) {
+                match try_merge(pa, k, pb, (v, u)) {
                     Some(merged) => {
-                        for p in [&pa, &pb] {
+                        for p in [pa, pb] {
                             for j in 0..p.len() {
                                 owner.remove(&(p[j], p[(j + 1) % p.len()]));
                             }

@@ -83,16 +83,30 @@ fn grow_regions(mesh: &Mesh, classes: &Classes, tris: &[u32], cos_tol: f64, dist
     }
     edges.sort_unstable();
     let groups = edge_groups(&edges);
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Neighbour lists, flat (count, prefix sums, fill).
+    let mut starts = vec![0usize; n + 1];
+    for g in &groups {
+        for x in g.clone() {
+            starts[edges[x].2 as usize + 1] += g.len() - 1;
+        }
+    }
+    for t in 0..n {
+        starts[t + 1] += starts[t];
+    }
+    let mut fill = starts.clone();
+    let mut adjacent = vec![0u32; starts[n]];
     for g in &groups {
         for x in g.clone() {
             for y in g.clone() {
                 if x != y {
-                    neighbours[edges[x].2 as usize].push(edges[y].2);
+                    let at = &mut fill[edges[x].2 as usize];
+                    adjacent[*at] = edges[y].2;
+                    *at += 1;
                 }
             }
         }
     }
+    let neighbours = |t: usize| &adjacent[starts[t]..starts[t + 1]];
 
     let mut patch_of = vec![u32::MAX; n];
     let mut patches = Vec::new();
@@ -110,7 +124,7 @@ fn grow_regions(mesh: &Mesh, classes: &Classes, tris: &[u32], cos_tol: f64, dist
         queue.clear();
         queue.push(seed as u32);
         while let Some(t) = queue.pop() {
-            for &nb in &neighbours[t as usize] {
+            for &nb in neighbours(t as usize) {
                 let nbu = nb as usize;
                 if patch_of[nbu] != u32::MAX || !walkable(nbu) {
                     continue;
