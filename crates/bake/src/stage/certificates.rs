@@ -63,6 +63,8 @@ struct Hot {
     plane_id: u32,
     /// An exactly vertical wall.
     wall: bool,
+    /// Area of its footprint.
+    area: f64,
 }
 
 /// Per-cell offsets (`CERT_CELLS² + 1`), the certificates (each cell's
@@ -92,6 +94,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 None => u32::MAX,
             },
             wall: w.is_some(),
+            area: polygon_area(&p.xy),
         })
         .collect();
     // Bucket by the cells whose grown square the primitive's box meets (a
@@ -199,7 +202,42 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
                 let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
                 let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
-                // The clearance (cheap) before the coverage (exact areas).
+                // The square must be covered by the plane's pieces: they are
+                // disjoint, so their clipped areas must add up to its own.
+                parts.clear();
+                let mut covered = 0.0;
+                for &(_, qi) in members {
+                    let h = &hot[qi as usize];
+                    let (plo, phi) = h.bbox;
+                    let area = if plo[0] >= sq_lo[0] && plo[1] >= sq_lo[1] && phi[0] <= sq_hi[0] && phi[1] <= sq_hi[1] {
+                        h.area // wholly inside the square
+                    } else if covers_box(&prims[qi as usize].xy, h.orient, sq_lo, sq_hi) {
+                        full // the square wholly inside it
+                    } else {
+                        clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi)
+                    };
+                    if area > 0.0 {
+                        covered += area;
+                        parts.push(qi);
+                    }
+                }
+                // Areas add up to coverage only for disjoint pieces: refuse
+                // overlapping ones (duplicated floors: an overlap could hide a
+                // hole of the same area), and too many pieces (the pairwise
+                // check is quadratic).
+                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                    continue;
+                }
+                let overlapping = parts.iter().enumerate().any(|(i, &p)| {
+                    parts[i + 1..].iter().any(|&q| {
+                        box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
+                            && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
+                    })
+                });
+                if overlapping {
+                    continue;
+                }
+                // The clearance: the lowest other primitive over the square.
                 let mut clear = f64::INFINITY;
                 listed.clear();
                 for &qi in bucket {
@@ -221,33 +259,6 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                     }
                 }
                 if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
-                    continue;
-                }
-                // The square must be covered by the plane's pieces: they are
-                // disjoint, so their clipped areas must add up to its own.
-                parts.clear();
-                let mut covered = 0.0;
-                for &(_, qi) in members {
-                    let area = clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi);
-                    if area > 0.0 {
-                        covered += area;
-                        parts.push(qi);
-                    }
-                }
-                // Areas add up to coverage only for disjoint pieces: refuse
-                // overlapping ones (duplicated floors: an overlap could hide a
-                // hole of the same area), and too many pieces (the pairwise
-                // check is quadratic).
-                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
-                    continue;
-                }
-                let overlapping = parts.iter().enumerate().any(|(i, &p)| {
-                    parts[i + 1..].iter().any(|&q| {
-                        box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
-                            && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
-                    })
-                });
-                if overlapping {
                     continue;
                 }
                 let first_wall = walls.len();
@@ -330,48 +341,75 @@ fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
     if poly.len() > MAX_PIECE_VERTICES {
         return 0.0;
     }
-    let mut p = [[0.0; 2]; CAP];
+    let mut bufs = [[[0.0; 2]; CAP]; 2];
+    bufs[0][..poly.len()].copy_from_slice(poly);
     let mut n = poly.len();
-    p[..n].copy_from_slice(poly);
-    let mut out = [[0.0; 2]; CAP];
-    for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
+    for (cut, (axis, bound, keep_below)) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)]
+        .into_iter()
+        .enumerate()
+    {
+        let [a, b] = &mut bufs;
+        let (src, dst) = if cut % 2 == 0 { (&*a, b) } else { (&*b, a) };
         let inside = |v: [f64; 2]| if keep_below { v[axis] <= bound } else { v[axis] >= bound };
         let mut m = 0;
-        let mut push = |v: [f64; 2]| {
-            if m < CAP {
-                out[m] = v;
-                m += 1;
-            }
-        };
-        for i in 0..n {
-            let (prev, cur) = (p[(i + n - 1) % n], p[i]);
-            let cut = || {
+        let mut prev = src[n - 1];
+        for &cur in &src[..n] {
+            let (pi, ci) = (inside(prev), inside(cur));
+            if pi != ci && m < CAP {
                 let t = (bound - prev[axis]) / (cur[axis] - prev[axis]);
                 let mut r = [prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])];
                 r[axis] = bound;
-                r
-            };
-            match (inside(prev), inside(cur)) {
-                (true, true) => push(cur),
-                (true, false) => push(cut()),
-                (false, true) => {
-                    push(cut());
-                    push(cur);
-                }
-                (false, false) => {}
+                dst[m] = r;
+                m += 1;
             }
+            if ci && m < CAP {
+                dst[m] = cur;
+                m += 1;
+            }
+            prev = cur;
         }
         if m < 3 {
             return 0.0;
         }
-        p = out;
         n = m;
     }
-    ((0..n)
-        .map(|i| p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1])
-        .sum::<f64>()
-        / 2.0)
-        .abs()
+    // After four cuts the result is back in the first buffer.
+    polygon_area(&bufs[0][..n])
+}
+
+/// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
+/// box: every corner on the inner side of every edge, or on it.
+fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> bool {
+    let Some(&last) = poly.last() else {
+        return false;
+    };
+    if orient == 0.0 {
+        return false;
+    }
+    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+    let mut p = last;
+    for &q in poly {
+        let inside = |v: &[f64; 2]| ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])) * orient >= 0.0;
+        if !corners.iter().all(inside) {
+            return false;
+        }
+        p = q;
+    }
+    true
+}
+
+/// Area of a simple polygon (either orientation).
+fn polygon_area(p: &[[f64; 2]]) -> f64 {
+    let Some(&last) = p.last() else {
+        return 0.0;
+    };
+    let mut area2 = 0.0;
+    let mut prev = last;
+    for &cur in p {
+        area2 += prev[0] * cur[1] - cur[0] * prev[1];
+        prev = cur;
+    }
+    (area2 / 2.0).abs()
 }
 
 /// Area of the intersection of two boxes.
