@@ -73,7 +73,8 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     let walls_of: Vec<Option<CertWall>> = prims.iter().map(vertical_wall).collect();
     let mut walls: Vec<CertWall> = Vec::new();
     let n = CERT_CELLS;
-    let cell_of = |v: f64| ((v / CERT_CELL_CM).floor()).clamp(0.0, (n - 1) as f64) as usize;
+    // (Truncation is the floor here: negatives clamp to 0 first; NaN gives 0.)
+    let cell_of = |v: f64| ((v / CERT_CELL_CM).max(0.0) as usize).min(n - 1);
     // Pieces of one flat group share their stored plane exactly: number the
     // distinct planes.
     let mut ids: std::collections::HashMap<[u64; 4], u32> = std::collections::HashMap::new();
@@ -136,13 +137,23 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             }
         }
     }
+    // Per plane: the union of its pieces' boxes, and the last cell that saw it.
+    let mut plane_box = vec![([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]); ids.len()];
+    for h in &hot {
+        if let Some(b) = plane_box.get_mut(h.plane_id as usize) {
+            for k in 0..2 {
+                b.0[k] = b.0[k].min(h.bbox.0[k]);
+                b.1[k] = b.1[k].max(h.bbox.1[k]);
+            }
+        }
+    }
+    let mut seen_in = vec![u32::MAX; ids.len()];
     let mut offsets = Vec::with_capacity(n * n + 1);
     let mut certs = Vec::new();
     let mut listed: Vec<CertWall> = Vec::new();
     let mut parts: Vec<u32> = Vec::new();
-    // (plane id, piece) of a cell's bucket, grouped by plane.
-    let mut by_plane: Vec<(u32, u32)> = Vec::new();
-    let mut groups: Vec<(u32, std::ops::Range<usize>)> = Vec::new();
+    let mut distinct: Vec<u32> = Vec::new();
+    let mut members: Vec<u32> = Vec::new();
     for y in 0..n {
         for x in 0..n {
             offsets.push(certs.len() as u32);
@@ -158,37 +169,38 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
             let bucket = &members_of[starts[y * n + x] as usize..starts[y * n + x + 1] as usize];
             let start = certs.len();
-            by_plane.clear();
-            by_plane.extend(
-                bucket
-                    .iter()
-                    .filter(|&&qi| hot[qi as usize].plane_id != u32::MAX)
-                    .map(|&qi| (hot[qi as usize].plane_id, qi)),
-            );
-            by_plane.sort_unstable();
             // Each distinct stored plane among the bucket's pieces is a
-            // candidate floor, tried in the order of its first piece.
-            groups.clear();
-            let mut i = 0;
-            while i < by_plane.len() {
-                let id = by_plane[i].0;
-                let j = i + by_plane[i..].iter().take_while(|e| e.0 == id).count();
-                groups.push((by_plane[i].1, i..j));
-                i = j;
+            // candidate floor, tried in the order of its first piece; one
+            // whose pieces' boxes together miss part of the square cannot
+            // cover it.
+            let cell = (y * n + x) as u32;
+            distinct.clear();
+            for &qi in bucket {
+                let id = hot[qi as usize].plane_id;
+                if let Some(seen) = seen_in.get_mut(id as usize)
+                    && *seen != cell
+                {
+                    *seen = cell;
+                    distinct.push(qi);
+                }
             }
-            groups.sort_unstable_by_key(|g| g.0);
-            for (first, range) in &groups {
-                let Some(plane) = prims[*first as usize].plane else {
+            for &first in &distinct {
+                let id = hot[first as usize].plane_id;
+                let (plo, phi) = plane_box[id as usize];
+                if plo[0] > sq_lo[0] || plo[1] > sq_lo[1] || phi[0] < sq_hi[0] || phi[1] < sq_hi[1] {
+                    continue;
+                }
+                let Some(plane) = prims[first as usize].plane else {
                     continue;
                 };
-                let id = hot[*first as usize].plane_id;
-                let members = &by_plane[range.clone()];
+                members.clear();
+                members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
                 let ([a, b, k], z_err) = plane;
                 // Cheap first: the plane's pieces' boxes must cover the
                 // square's area at least.
                 let box_cover: f64 = members
                     .iter()
-                    .map(|&(_, qi)| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
+                    .map(|&qi| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
                     .sum();
                 if box_cover < full - MAX_UNCOVERED_CM2 {
                     continue;
@@ -206,7 +218,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 // disjoint, so their clipped areas must add up to its own.
                 parts.clear();
                 let mut covered = 0.0;
-                for &(_, qi) in members {
+                for &qi in &members {
                     let h = &hot[qi as usize];
                     let (plo, phi) = h.bbox;
                     let area = if plo[0] >= sq_lo[0] && plo[1] >= sq_lo[1] && phi[0] <= sq_hi[0] && phi[1] <= sq_hi[1] {

@@ -11,7 +11,8 @@
 //! Cost: `O(e · v)` for `e` shared edges and polygons of `v` vertices.
 
 use crate::stage::tiling::orient_i;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use walksurf_format::MAX_PIECE_VERTICES;
 
 /// A CCW convex polygon in fixed point.
@@ -21,9 +22,13 @@ pub type Polygon = Vec<[i32; 2]>;
 /// polygons (in a deterministic order) and, for each, a bit mask of its
 /// edges still shared with another polygon of the set.
 pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
+    if polys.len() == 1 {
+        // Nothing to merge with, no edge shared (the common case).
+        return polys.into_iter().map(|p| (p, 0)).collect();
+    }
     let mut polys: Vec<Option<Polygon>> = polys.into_iter().map(Some).collect();
     // Directed edge → polygon holding it.
-    let mut owner: BTreeMap<([i32; 2], [i32; 2]), usize> = BTreeMap::new();
+    let mut owner: EdgeMap<usize> = EdgeMap::default();
     for (i, p) in polys.iter().enumerate() {
         if let Some(p) = p {
             for k in 0..p.len() {
@@ -75,7 +80,7 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
         }
     }
     let live: Vec<Polygon> = polys.into_iter().flatten().collect();
-    let mut shared: BTreeMap<([i32; 2], [i32; 2]), ()> = BTreeMap::new();
+    let mut shared: EdgeMap<()> = EdgeMap::default();
     for p in &live {
         for k in 0..p.len() {
             shared.insert((p[k], p[(k + 1) % p.len()]), ());
@@ -92,6 +97,37 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
             (p, mask)
         })
         .collect()
+}
+
+/// Directed fixed-point edge → value. Only looked up, never iterated, so
+/// the (fast, non-cryptographic) hash order cannot change the result.
+type EdgeMap<V> = HashMap<([i32; 2], [i32; 2]), V, BuildHasherDefault<EdgeHasher>>;
+
+/// A multiply-rotate hash of the edge's four `i32`s (keys come from the
+/// bake's own geometry, not from an adversary choosing collisions).
+#[derive(Default)]
+struct EdgeHasher(u64);
+
+impl Hasher for EdgeHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(4) {
+            let mut word = [0u8; 4];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u32(u32::from_le_bytes(word));
+        }
+    }
+
+    fn write_i32(&mut self, v: i32) {
+        self.write_u32(v as u32);
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The union of `a` and `b` across a's edge `k` (= b's edge `v → u`), if it
