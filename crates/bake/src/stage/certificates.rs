@@ -15,6 +15,7 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
+use rayon::prelude::*;
 use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall, MAX_PIECE_VERTICES};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
@@ -71,7 +72,6 @@ struct Hot {
 /// sorted by plane height at the cell centre) and the walls they list.
 pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>, Vec<CertWall>) {
     let walls_of: Vec<Option<CertWall>> = prims.iter().map(vertical_wall).collect();
-    let mut walls: Vec<CertWall> = Vec::new();
     let n = CERT_CELLS;
     // (Truncation is the floor here: negatives clamp to 0 first; NaN gives 0.)
     let cell_of = |v: f64| ((v / CERT_CELL_CM).max(0.0) as usize).min(n - 1);
@@ -137,7 +137,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             }
         }
     }
-    // Per plane: the union of its pieces' boxes, and the last cell that saw it.
+    // Per plane: the union of its pieces' boxes.
     let mut plane_box = vec![([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]); ids.len()];
     for h in &hot {
         if let Some(b) = plane_box.get_mut(h.plane_id as usize) {
@@ -147,159 +147,241 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             }
         }
     }
-    let mut seen_in = vec![u32::MAX; ids.len()];
+    let grid = Grid {
+        prims,
+        hot: &hot,
+        walls_of: &walls_of,
+        starts: &starts,
+        members_of: &members_of,
+        plane_box: &plane_box,
+        reach_cm,
+        band_cm,
+    };
+    // Bands of rows in parallel (they share nothing), joined in order; each
+    // band numbers its walls from 0, shifted when joined. Only if the tile's
+    // walls outgrow the 16-bit index does the serial order matter (which
+    // certificates still fit): then one band does all rows.
+    let bands: Vec<Band> = (0..n.div_ceil(BAND_ROWS))
+        .into_par_iter()
+        .map(|i| grid.band(i * BAND_ROWS..((i + 1) * BAND_ROWS).min(n)))
+        .collect();
+    let bands = if bands.iter().map(|b| b.walls.len()).sum::<usize>() <= u16::MAX as usize {
+        bands
+    } else {
+        vec![grid.band(0..n)]
+    };
     let mut offsets = Vec::with_capacity(n * n + 1);
     let mut certs = Vec::new();
-    let mut listed: Vec<CertWall> = Vec::new();
-    let mut parts: Vec<u32> = Vec::new();
-    let mut distinct: Vec<u32> = Vec::new();
-    let mut members: Vec<u32> = Vec::new();
-    for y in 0..n {
-        for x in 0..n {
-            offsets.push(certs.len() as u32);
-            let c_lo = [x as f64 * CERT_CELL_CM, y as f64 * CERT_CELL_CM];
-            let c_hi = [c_lo[0] + CERT_CELL_CM, c_lo[1] + CERT_CELL_CM];
-            let g_lo = [c_lo[0] - reach_cm, c_lo[1] - reach_cm];
-            let g_hi = [c_hi[0] + reach_cm, c_hi[1] + reach_cm];
-            // The grown cell (a square, a superset of the grown disk), with
-            // the edge band to spare.
-            let inset = band_cm + CONTAIN_MARGIN_CM;
-            let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
-            let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
-            let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
-            let bucket = &members_of[starts[y * n + x] as usize..starts[y * n + x + 1] as usize];
-            let start = certs.len();
-            // Each distinct stored plane among the bucket's pieces is a
-            // candidate floor, tried in the order of its first piece; one
-            // whose pieces' boxes together miss part of the square cannot
-            // cover it.
-            let cell = (y * n + x) as u32;
-            distinct.clear();
-            for &qi in bucket {
-                let id = hot[qi as usize].plane_id;
-                if let Some(seen) = seen_in.get_mut(id as usize)
-                    && *seen != cell
-                {
-                    *seen = cell;
-                    distinct.push(qi);
-                }
+    let mut walls: Vec<CertWall> = Vec::new();
+    for band in bands {
+        let (base_cert, base_wall) = (certs.len() as u32, walls.len() as u32);
+        offsets.extend(band.offsets.iter().map(|o| o + base_cert));
+        certs.extend(band.certs.into_iter().map(|mut c| {
+            if c.walls.get() != 0 {
+                c.walls = (c.walls.get() + base_wall).into();
             }
-            for &first in &distinct {
-                let id = hot[first as usize].plane_id;
-                let (plo, phi) = plane_box[id as usize];
-                if plo[0] > sq_lo[0] || plo[1] > sq_lo[1] || phi[0] < sq_hi[0] || phi[1] < sq_hi[1] {
-                    continue;
-                }
-                let Some(plane) = prims[first as usize].plane else {
-                    continue;
-                };
-                members.clear();
-                members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
-                let ([a, b, k], z_err) = plane;
-                // Cheap first: the plane's pieces' boxes must cover the
-                // square's area at least.
-                let box_cover: f64 = members
-                    .iter()
-                    .map(|&qi| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
-                    .sum();
-                if box_cover < full - MAX_UNCOVERED_CM2 {
-                    continue;
-                }
-                let corners = [
-                    [g_lo[0], g_lo[1]],
-                    [g_hi[0], g_lo[1]],
-                    [g_lo[0], g_hi[1]],
-                    [g_hi[0], g_hi[1]],
-                ];
-                let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
-                let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
-                let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
-                // The square must be covered by the plane's pieces: they are
-                // disjoint, so their clipped areas must add up to its own.
-                parts.clear();
-                let mut covered = 0.0;
-                for &qi in &members {
-                    let h = &hot[qi as usize];
-                    let (plo, phi) = h.bbox;
-                    let area = if plo[0] >= sq_lo[0] && plo[1] >= sq_lo[1] && phi[0] <= sq_hi[0] && phi[1] <= sq_hi[1] {
-                        h.area // wholly inside the square
-                    } else if covers_box(&prims[qi as usize].xy, h.orient, sq_lo, sq_hi) {
-                        full // the square wholly inside it
-                    } else {
-                        clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi)
-                    };
-                    if area > 0.0 {
-                        covered += area;
-                        parts.push(qi);
-                    }
-                }
-                // Areas add up to coverage only for disjoint pieces: refuse
-                // overlapping ones (duplicated floors: an overlap could hide a
-                // hole of the same area), and too many pieces (the pairwise
-                // check is quadratic).
-                if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
-                    continue;
-                }
-                let overlapping = parts.iter().enumerate().any(|(i, &p)| {
-                    parts[i + 1..].iter().any(|&q| {
-                        box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
-                            && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
-                    })
-                });
-                if overlapping {
-                    continue;
-                }
-                // The clearance: the lowest other primitive over the square.
-                let mut clear = f64::INFINITY;
-                listed.clear();
-                for &qi in bucket {
-                    let h = &hot[qi as usize];
-                    // (One that cannot lower the clearance needs no test.)
-                    if h.plane_id == id
-                        || h.z_hi < p_min - BELOW_MARGIN_CM
-                        || (h.z_lo >= clear && !h.wall)
-                        || !convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
-                    {
-                        continue;
-                    }
-                    // An exactly vertical wall is never touched by a vertical
-                    // motion that keeps its distance: list it for the query
-                    // to check instead of lowering the clearance.
-                    match walls_of[qi as usize] {
-                        Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
-                        _ => clear = clear.min(h.z_lo),
-                    }
-                }
-                if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
-                    continue;
-                }
-                let first_wall = walls.len();
-                walls.extend_from_slice(&listed);
-                certs.push(Cert {
-                    a: (a as f32).into(),
-                    b: (b as f32).into(),
-                    k: (k as f32).into(),
-                    z_err_cm: (z_err as f32).into(),
-                    // Rounded down on purpose: a lower clearance is still
-                    // a true bound.
-                    clear_z: f32_at_most(clear).into(),
-                    walls: (if listed.is_empty() {
-                        0
-                    } else {
-                        (first_wall | (listed.len() << 16)) as u32
-                    })
-                    .into(),
-                });
-            }
-            let centre = [c_lo[0] + CERT_CELL_CM / 2.0, c_lo[1] + CERT_CELL_CM / 2.0];
-            certs[start..].sort_by(|p, q| {
-                let z = |c: &Cert| c.a.get() as f64 * centre[0] + c.b.get() as f64 * centre[1] + c.k.get() as f64;
-                z(p).total_cmp(&z(q))
-            });
-        }
+            c
+        }));
+        walls.extend(band.walls);
     }
     offsets.push(certs.len() as u32);
     (offsets, certs, walls)
+}
+
+/// Rows of cells per parallel task.
+const BAND_ROWS: usize = 8;
+
+/// One band of rows: per-cell offsets (into `certs`), the certificates and
+/// the walls they list (numbered from 0).
+struct Band {
+    offsets: Vec<u32>,
+    certs: Vec<Cert>,
+    walls: Vec<CertWall>,
+}
+
+/// What every band reads.
+struct Grid<'a> {
+    prims: &'a [CertPrim],
+    hot: &'a [Hot],
+    walls_of: &'a [Option<CertWall>],
+    /// Cell `c`'s primitives: `members_of[starts[c]..starts[c + 1]]`.
+    starts: &'a [u32],
+    members_of: &'a [u32],
+    /// Per plane, the union of its pieces' boxes.
+    plane_box: &'a [([f64; 2], [f64; 2])],
+    reach_cm: f64,
+    band_cm: f64,
+}
+
+impl Grid<'_> {
+    /// The certificates of the cells of rows `rows`.
+    fn band(&self, rows: std::ops::Range<usize>) -> Band {
+        let Grid {
+            prims,
+            hot,
+            walls_of,
+            starts,
+            members_of,
+            plane_box,
+            reach_cm,
+            band_cm,
+        } = *self;
+        let n = CERT_CELLS;
+        let mut seen_in = vec![u32::MAX; plane_box.len()];
+        let mut offsets = Vec::with_capacity(rows.len() * n);
+        let mut certs = Vec::new();
+        let mut walls: Vec<CertWall> = Vec::new();
+        let mut listed: Vec<CertWall> = Vec::new();
+        let mut parts: Vec<u32> = Vec::new();
+        let mut distinct: Vec<u32> = Vec::new();
+        let mut members: Vec<u32> = Vec::new();
+        for y in rows {
+            for x in 0..n {
+                offsets.push(certs.len() as u32);
+                let c_lo = [x as f64 * CERT_CELL_CM, y as f64 * CERT_CELL_CM];
+                let c_hi = [c_lo[0] + CERT_CELL_CM, c_lo[1] + CERT_CELL_CM];
+                let g_lo = [c_lo[0] - reach_cm, c_lo[1] - reach_cm];
+                let g_hi = [c_hi[0] + reach_cm, c_hi[1] + reach_cm];
+                // The grown cell (a square, a superset of the grown disk), with
+                // the edge band to spare.
+                let inset = band_cm + CONTAIN_MARGIN_CM;
+                let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
+                let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
+                let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
+                let bucket = &members_of[starts[y * n + x] as usize..starts[y * n + x + 1] as usize];
+                let start = certs.len();
+                // Each distinct stored plane among the bucket's pieces is a
+                // candidate floor, tried in the order of its first piece; one
+                // whose pieces' boxes together miss part of the square cannot
+                // cover it.
+                let cell = (y * n + x) as u32;
+                distinct.clear();
+                for &qi in bucket {
+                    let id = hot[qi as usize].plane_id;
+                    if let Some(seen) = seen_in.get_mut(id as usize)
+                        && *seen != cell
+                    {
+                        *seen = cell;
+                        distinct.push(qi);
+                    }
+                }
+                for &first in &distinct {
+                    let id = hot[first as usize].plane_id;
+                    let (plo, phi) = plane_box[id as usize];
+                    if plo[0] > sq_lo[0] || plo[1] > sq_lo[1] || phi[0] < sq_hi[0] || phi[1] < sq_hi[1] {
+                        continue;
+                    }
+                    let Some(plane) = prims[first as usize].plane else {
+                        continue;
+                    };
+                    members.clear();
+                    members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
+                    let ([a, b, k], z_err) = plane;
+                    // Cheap first: the plane's pieces' boxes must cover the
+                    // square's area at least.
+                    let box_cover: f64 = members
+                        .iter()
+                        .map(|&qi| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
+                        .sum();
+                    if box_cover < full - MAX_UNCOVERED_CM2 {
+                        continue;
+                    }
+                    let corners = [
+                        [g_lo[0], g_lo[1]],
+                        [g_hi[0], g_lo[1]],
+                        [g_lo[0], g_hi[1]],
+                        [g_hi[0], g_hi[1]],
+                    ];
+                    let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
+                    let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
+                    let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
+                    // The square must be covered by the plane's pieces: they are
+                    // disjoint, so their clipped areas must add up to its own.
+                    parts.clear();
+                    let mut covered = 0.0;
+                    for &qi in &members {
+                        let h = &hot[qi as usize];
+                        let (plo, phi) = h.bbox;
+                        let area =
+                            if plo[0] >= sq_lo[0] && plo[1] >= sq_lo[1] && phi[0] <= sq_hi[0] && phi[1] <= sq_hi[1] {
+                                h.area // wholly inside the square
+                            } else if covers_box(&prims[qi as usize].xy, h.orient, sq_lo, sq_hi) {
+                                full // the square wholly inside it
+                            } else {
+                                clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi)
+                            };
+                        if area > 0.0 {
+                            covered += area;
+                            parts.push(qi);
+                        }
+                    }
+                    // Areas add up to coverage only for disjoint pieces: refuse
+                    // overlapping ones (duplicated floors: an overlap could hide a
+                    // hole of the same area), and too many pieces (the pairwise
+                    // check is quadratic).
+                    if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                        continue;
+                    }
+                    let overlapping = parts.iter().enumerate().any(|(i, &p)| {
+                        parts[i + 1..].iter().any(|&q| {
+                            box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
+                                && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
+                        })
+                    });
+                    if overlapping {
+                        continue;
+                    }
+                    // The clearance: the lowest other primitive over the square.
+                    let mut clear = f64::INFINITY;
+                    listed.clear();
+                    for &qi in bucket {
+                        let h = &hot[qi as usize];
+                        // (One that cannot lower the clearance needs no test.)
+                        if h.plane_id == id
+                            || h.z_hi < p_min - BELOW_MARGIN_CM
+                            || (h.z_lo >= clear && !h.wall)
+                            || !convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
+                        {
+                            continue;
+                        }
+                        // An exactly vertical wall is never touched by a vertical
+                        // motion that keeps its distance: list it for the query
+                        // to check instead of lowering the clearance.
+                        match walls_of[qi as usize] {
+                            Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
+                            _ => clear = clear.min(h.z_lo),
+                        }
+                    }
+                    if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
+                        continue;
+                    }
+                    let first_wall = walls.len();
+                    walls.extend_from_slice(&listed);
+                    certs.push(Cert {
+                        a: (a as f32).into(),
+                        b: (b as f32).into(),
+                        k: (k as f32).into(),
+                        z_err_cm: (z_err as f32).into(),
+                        // Rounded down on purpose: a lower clearance is still
+                        // a true bound.
+                        clear_z: f32_at_most(clear).into(),
+                        walls: (if listed.is_empty() {
+                            0
+                        } else {
+                            (first_wall | (listed.len() << 16)) as u32
+                        })
+                        .into(),
+                    });
+                }
+                let centre = [c_lo[0] + CERT_CELL_CM / 2.0, c_lo[1] + CERT_CELL_CM / 2.0];
+                certs[start..].sort_by(|p, q| {
+                    let z = |c: &Cert| c.a.get() as f64 * centre[0] + c.b.get() as f64 * centre[1] + c.k.get() as f64;
+                    z(p).total_cmp(&z(q))
+                });
+            }
+        }
+        Band { offsets, certs, walls }
+    }
 }
 
 /// A blocker whose XY footprint is a segment (within [`WALL_FLAT_CM`]): its
