@@ -1011,6 +1011,45 @@ fn part_crease(b: &mut LevelBuilder) -> Part {
 // ---------------------------------------------------------------------------
 // The levels.
 
+/// Two slabs (boxes 20 cm thick) side by side, their tops one floor at
+/// z = 0: the faces where they touch, under the floor, are vertical walls
+/// whose top edge lies in the floor (certificates list them as floor-level
+/// walls). A capsule over the seam rests on the floor.
+fn part_slab_seam(b: &mut LevelBuilder) -> Part {
+    b.cuboid([100.0, 100.0, -20.0], [1000.0, 1900.0, 0.0]);
+    b.cuboid([1000.0, 100.0, -20.0], [1900.0, 1900.0, 0.0]);
+    let floor = [0.0, 0.0, 0.0];
+    let mut p = Part::default();
+    for a in CAPSULE_AGENTS {
+        let face = move |c: V3, r: f64| onto_plane(c, r, floor);
+        p.spots.extend([
+            // On the pieces' common edge: exact if answered, may fall back.
+            spot("over the seam", a, [1000.0, 700.6], 2.15, D, false, face),
+            spot("a hair beside the seam", a, [1000.004, 700.6], 0.004, D, false, face),
+            spot("1 cm beside the seam", a, [999.0, 700.6], 2.15, D, true, face),
+            spot(
+                "a radius beside the seam",
+                a,
+                [1000.0 + a.radius_cm, 700.6],
+                2.15,
+                D,
+                true,
+                face,
+            ),
+        ]);
+    }
+    p.grid([990.0, 690.0], [1010.0, 710.0], [21, 3]);
+    p.grid([940.0, 400.0], [1060.0, 1600.0], [25, 25]);
+    p
+}
+
+#[test]
+fn slab_seam_under_the_floor() {
+    let mut b = LevelBuilder::new();
+    let part = place(&mut b, [0.0; 3], part_slab_seam);
+    run_level("slab_seam_under_the_floor", &b.build(), &part);
+}
+
 #[test]
 fn flat_floor() {
     let mut b = LevelBuilder::new();
