@@ -11,9 +11,7 @@ pub const FORMAT_MAJOR: u16 = 1;
 pub const FORMAT_MINOR: u16 = 0;
 /// Layout version of the precision data. A file whose precision layout is
 /// unknown still opens; queries that need a precision bound fall back.
-/// Version 2 added floor-level certificate walls (negative `err_cm`);
-/// readers of version 2 read version 1 files too.
-pub const PRECISION_LAYOUT_VERSION: u16 = 2;
+pub const PRECISION_LAYOUT_VERSION: u16 = 1;
 /// Every section starts on this boundary (one cache line).
 pub const SECTION_ALIGN: usize = 64;
 
@@ -282,18 +280,14 @@ pub struct Cert {
     pub clear_z: F32,
     /// Exactly vertical walls over the grown cell that do not count in
     /// `clear_z`: `walls & 0xFFFF` is the first [`CertWall`] of the tile's
-    /// wall list, `walls >> 16` the count. A query stays clear of each (see
-    /// [`CertWall`]) or takes the full path.
+    /// wall list, `walls >> 16` the count. A query stays clear of each by
+    /// more than its radius plus the wall's `err_cm`, or takes the full path.
     pub walls: U32,
 }
 
 /// An exactly vertical wall as a certificate lists it: its XY footprint
-/// segment (tile frame, cm; collinear walls may share one) and `err_cm`.
-/// `err_cm ≥ 0`: how far the true triangle may lie from the vertical plane
-/// through the segment; a query's axis stays farther than its radius plus
-/// that. `err_cm < 0` (precision layout 2): a floor-level wall, its top at
-/// the certified plane; the point where the bottom sphere meets the plane
-/// stays farther than `−err_cm` from the segment.
+/// segment (tile frame, cm) and how far the true triangle may lie from the
+/// vertical plane through it.
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct CertWall {

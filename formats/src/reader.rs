@@ -237,7 +237,7 @@ impl<'a> FileView<'a> {
             data,
             metadata,
             sections,
-            precision_known: (1..=PRECISION_LAYOUT_VERSION).contains(&header.precision_layout.get()),
+            precision_known: header.precision_layout.get() == PRECISION_LAYOUT_VERSION,
         })
     }
 

@@ -17,8 +17,3 @@ pub const FLAT_NORMAL_TOL_RAD: f64 = 2e-4;
 /// Extra inset a certified floor must have from its piece's edges: the
 /// runtime's edge band (quantisation of the piece's vertices). [Units: cm]
 pub const CERT_BAND_CM: f64 = 0.005;
-
-/// A piece may store a plane another piece of its tile already stores (same
-/// rounded slope) when the two differ by at most this over its polygon; the
-/// difference goes into its error bound. [Units: cm]
-pub const PLANE_SHARE_CM: f64 = 0.001;

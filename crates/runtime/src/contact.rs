@@ -77,28 +77,6 @@ pub fn segment_xy_dist2(c: V3, p0: V3, p1: V3) -> f64 {
     dx * dx + dy * dy
 }
 
-/// Distance² between two XY segments (0 when they cross); either may be a
-/// point.
-pub fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
-    let point = |p: [f64; 2], a: [f64; 2], b: [f64; 2]| {
-        segment_xy_dist2([p[0], p[1], 0.0], [a[0], a[1], 0.0], [b[0], b[1], 0.0])
-    };
-    if p0 == p1 {
-        return point(p0, q0, q1);
-    }
-    let ends = point(p0, q0, q1)
-        .min(point(p1, q0, q1))
-        .min(point(q0, p0, p1))
-        .min(point(q1, p0, p1));
-    if q0 == q1 {
-        return ends;
-    }
-    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-    let (d1, d2) = (orient(p0, p1, q0), orient(p0, p1, q1));
-    let (d3, d4) = (orient(q0, q1, p0), orient(q0, q1, p1));
-    if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 { 0.0 } else { ends }
-}
-
 /// The radius-independent part of [`sphere_down_segment_interval`], so one
 /// segment can be asked for several radii (nominal, grown, shrunk) at the
 /// cost of one.

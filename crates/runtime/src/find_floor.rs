@@ -419,6 +419,31 @@ pub(crate) fn tile_coord(v: f64) -> Option<i32> {
     Some(if (t as f64) > q { t - 1 } else { t })
 }
 
+/// Whether the vertical line (`r = 0`) or capsule axis at `(x, y)` stays
+/// farther than `r` from every exactly vertical wall the certificate lists
+/// (then vertical motion never touches them). A corrupt list: no.
+fn clear_of_walls(f: &Frame<'_>, cert: &walksurf_format::Cert, x: f64, y: f64, r: f64) -> bool {
+    let Some(walls) = f.tile.cert_walls_of(cert) else {
+        return false;
+    };
+    walls.iter().all(|w| {
+        let (a, b) = (
+            [w.x0.get() as f64, w.y0.get() as f64],
+            [w.x1.get() as f64, w.y1.get() as f64],
+        );
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len2 = ex * ex + ey * ey;
+        let s = if len2 > 0.0 {
+            (((x - a[0]) * ex + (y - a[1]) * ey) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (dx, dy) = (a[0] + s * ex - x, a[1] + s * ey - y);
+        let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
+        need.is_finite() && dx * dx + dy * dy > need * need
+    })
+}
+
 /// The fast path of a line trace: a certificate of the cell proves the
 /// column between its plane and `clear_z` is empty. `Some(Some((z,
 /// normal)))`: the floor; `Some(None)`: certainly no floor; `None`: the
@@ -434,9 +459,7 @@ fn certified_line(f: &Frame<'_>, x: f64, y: f64, lo: f64, top: f64) -> Option<Op
         }
     }
     let (z, err, cert) = best?;
-    if top + Z_MARGIN_CM >= cert.clear_z.get() as f64
-        || err > MAX_CONTACT_ERR_CM
-        || !cert_walls_clear(f, cert, [x, y], [x, y], 0.0)
+    if top + Z_MARGIN_CM >= cert.clear_z.get() as f64 || err > MAX_CONTACT_ERR_CM || !clear_of_walls(f, cert, x, y, 0.0)
     {
         return None;
     }
@@ -465,7 +488,7 @@ fn certified_capsule(f: &Frame<'_>, c: V3, r: f64, top_z: f64, down: f64) -> Opt
     let (t, err, cert) = best?;
     if top_z + Z_MARGIN_CM >= cert.clear_z.get() as f64
         || err > MAX_CONTACT_ERR_CM
-        || !cert_walls_clear(f, cert, [c[0], c[1]], [c[0], c[1]], r)
+        || !clear_of_walls(f, cert, c[0], c[1], r)
     {
         return None;
     }

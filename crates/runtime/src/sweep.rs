@@ -46,7 +46,7 @@ use crate::Surface;
 use crate::bvh::visit;
 use crate::contact::*;
 use crate::query::*;
-use crate::tile_geom::{Frame, cert_walls_clear, load_blocker, plane_normal, walk_result};
+use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
 use walksurf_format::{
     CERT_CELL_CM, CERT_CELLS, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed,
@@ -183,13 +183,38 @@ impl Surface {
                 if top >= cert.clear_z.get() as f64 {
                     return None;
                 }
-                if !cert_walls_clear(&f, cert, [c[0], c[1]], e, r) {
-                    return None;
+                let walls = f.tile.cert_walls_of(cert)?;
+                for w in walls {
+                    let (w0, w1) = (
+                        [w.x0.get() as f64, w.y0.get() as f64],
+                        [w.x1.get() as f64, w.y1.get() as f64],
+                    );
+                    let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
+                    if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], e, w0, w1) > need * need) {
+                        return None;
+                    }
                 }
             }
         }
         Some(SweepOutcome::Clear)
     }
+}
+
+/// Distance² between two XY segments (0 when they cross).
+fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
+    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    let (d1, d2) = (orient(p0, p1, q0), orient(p0, p1, q1));
+    let (d3, d4) = (orient(q0, q1, p0), orient(q0, q1, p1));
+    if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
+        return 0.0;
+    }
+    let point = |p: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        segment_xy_dist2([p[0], p[1], 0.0], [a[0], a[1], 0.0], [b[0], b[1], 0.0])
+    };
+    point(p0, q0, q1)
+        .min(point(p1, q0, q1))
+        .min(point(q0, p0, p1))
+        .min(point(q1, p0, p1))
 }
 
 /// The agent and its move, frame-free.

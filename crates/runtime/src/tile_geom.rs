@@ -192,35 +192,6 @@ pub(crate) fn triangle_plane(t: &[V3; 3]) -> Option<(V3, f64, f64, f64)> {
     Some((scale(n, 1.0 / l), a, b, t[0][2] - a * t[0][0] - b * t[0][1]))
 }
 
-/// Whether a capsule of radius `r` whose axis moves from `p0` to `p1` (XY,
-/// frame cm; `p0 == p1` for a vertical motion or a line with `r = 0`) keeps
-/// clear of every wall the certificate lists: an ordinary wall (`err_cm ≥
-/// 0`) farther than `r + err_cm` from the axis; a floor-level wall
-/// (`err_cm < 0`: its top at the certified plane) farther than `−err_cm`
-/// from the point where the bottom sphere meets the plane (the axis moved by
-/// `r·(a, b)/√(1 + a² + b²)`). A corrupt list: no.
-pub(crate) fn cert_walls_clear(f: &Frame<'_>, cert: &Cert, p0: [f64; 2], p1: [f64; 2], r: f64) -> bool {
-    let Some(walls) = f.tile.cert_walls_of(cert) else {
-        return false;
-    };
-    let (a, b) = (cert.a.get() as f64, cert.b.get() as f64);
-    let s = r / (1.0 + a * a + b * b).sqrt();
-    let foot = |p: [f64; 2]| [p[0] + s * a, p[1] + s * b];
-    walls.iter().all(|w| {
-        let (q0, q1) = (
-            [w.x0.get() as f64, w.y0.get() as f64],
-            [w.x1.get() as f64, w.y1.get() as f64],
-        );
-        let err = w.err_cm.get() as f64;
-        let (need, d2) = if err >= 0.0 {
-            (r + err + Z_MARGIN_CM, segments_xy_dist2(p0, p1, q0, q1))
-        } else {
-            (-err + Z_MARGIN_CM, segments_xy_dist2(foot(p0), foot(p1), q0, q1))
-        };
-        need.is_finite() && d2 > need * need
-    })
-}
-
 /// A candidate first contact.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cand {

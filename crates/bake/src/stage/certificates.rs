@@ -4,8 +4,7 @@
 //!
 //! A cell gets a certificate for a plane when the cell grown by the largest
 //! agent radius (plus the edge band) is covered by pieces carrying exactly
-//! that stored plane (of one flat group, or of several equal ones: tiles of
-//! one floor that share no edge), and every other
+//! that stored plane (the pieces of one flat group), and every other
 //! primitive whose footprint meets the grown cell lies wholly above the
 //! plane: `clear_z` is the lowest of them. Then a capsule
 //! (or a vertical line) inside the cell that stays below `clear_z` can touch
@@ -32,19 +31,13 @@ const MAX_UNCOVERED_CM2: f64 = 1e-3;
 /// Most pieces one certificate's coverage may take (pairwise checked).
 const MAX_COVER_PIECES: usize = 24;
 /// Most walls one certificate lists.
-const MAX_CERT_WALLS: usize = 16;
+const MAX_CERT_WALLS: usize = 4;
 /// A blocker whose footprint lies within this of a segment is a vertical
 /// wall. [Units: cm]
 const WALL_FLAT_CM: f64 = 0.002;
 /// Error added to a listed wall for its vertices' quantisation and the
 /// `f32` storage of its segment. [Units: cm]
 const WALL_STORE_ERR_CM: f64 = 0.003;
-/// Listed walls whose ends lie within this of each other's lines are merged
-/// into one segment. [Units: cm]
-const COLLINEAR_CM: f64 = 0.002;
-/// A vertical wall whose top is at most this above a certified plane (along
-/// its footprint) is listed as a floor-level wall. [Units: cm]
-const FLOOR_LEVEL_CM: f64 = 0.01;
 /// Primitives reaching within this of the plane from below count as above
 /// it. [Units: cm]
 const BELOW_MARGIN_CM: f64 = 0.01;
@@ -82,10 +75,9 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     let n = CERT_CELLS;
     // (Truncation is the floor here: negatives clamp to 0 first; NaN gives 0.)
     let cell_of = |v: f64| ((v / CERT_CELL_CM).max(0.0) as usize).min(n - 1);
-    // Pieces of one flat group share their stored plane exactly (and flat
-    // groups on the same plane, e.g. floor tiles, too): number the distinct
-    // stored planes.
-    let mut ids: std::collections::HashMap<[u64; 3], u32> = std::collections::HashMap::new();
+    // Pieces of one flat group share their stored plane exactly: number the
+    // distinct planes.
+    let mut ids: std::collections::HashMap<[u64; 4], u32> = std::collections::HashMap::new();
     // What the cell loop reads of every primitive, in one place.
     let hot: Vec<Hot> = prims
         .iter()
@@ -96,9 +88,9 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             z_hi: p.z_hi,
             orient: orientation(&p.xy),
             plane_id: match p.plane {
-                Some(([a, b, k], _)) => {
+                Some(([a, b, k], e)) => {
                     let next = ids.len() as u32;
-                    *ids.entry([a, b, k].map(f64::to_bits)).or_insert(next)
+                    *ids.entry([a, b, k, e].map(f64::to_bits)).or_insert(next)
                 }
                 None => u32::MAX,
             },
@@ -145,22 +137,14 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
             }
         }
     }
-    // Per plane: the union of its pieces' boxes, and their largest error
-    // (flat groups of one stored plane may differ in it: a certificate
-    // takes the largest).
+    // Per plane: the union of its pieces' boxes.
     let mut plane_box = vec![([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]); ids.len()];
-    let mut plane_err = vec![0.0f64; ids.len()];
-    for (h, p) in hot.iter().zip(prims) {
-        if let (Some(b), Some(e), Some((_, z_err))) = (
-            plane_box.get_mut(h.plane_id as usize),
-            plane_err.get_mut(h.plane_id as usize),
-            p.plane,
-        ) {
+    for h in &hot {
+        if let Some(b) = plane_box.get_mut(h.plane_id as usize) {
             for k in 0..2 {
                 b.0[k] = b.0[k].min(h.bbox.0[k]);
                 b.1[k] = b.1[k].max(h.bbox.1[k]);
             }
-            *e = e.max(z_err);
         }
     }
     let grid = Grid {
@@ -170,7 +154,6 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
         starts: &starts,
         members_of: &members_of,
         plane_box: &plane_box,
-        plane_err: &plane_err,
         reach_cm,
         band_cm,
     };
@@ -226,8 +209,6 @@ struct Grid<'a> {
     members_of: &'a [u32],
     /// Per plane, the union of its pieces' boxes.
     plane_box: &'a [([f64; 2], [f64; 2])],
-    /// Per plane, the largest error of its pieces.
-    plane_err: &'a [f64],
     reach_cm: f64,
     band_cm: f64,
 }
@@ -242,7 +223,6 @@ impl Grid<'_> {
             starts,
             members_of,
             plane_box,
-            plane_err,
             reach_cm,
             band_cm,
         } = *self;
@@ -296,8 +276,7 @@ impl Grid<'_> {
                     };
                     members.clear();
                     members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
-                    let ([a, b, k], _) = plane;
-                    let z_err = plane_err[id as usize];
+                    let ([a, b, k], z_err) = plane;
                     // Cheap first: the plane's pieces' boxes must cover the
                     // square's area at least.
                     let box_cover: f64 = members
@@ -368,15 +347,7 @@ impl Grid<'_> {
                         // An exactly vertical wall is never touched by a vertical
                         // motion that keeps its distance: list it for the query
                         // to check instead of lowering the clearance.
-                        // One whose top lies at the plane (within its
-                        // errors) is a floor-level wall: a sphere resting on
-                        // the plane meets it first only within a small
-                        // distance of its contact point.
-                        let w = walls_of[qi as usize].map(|w| floor_level(w, h.z_hi, [a, b, k], z_err, reach_cm));
-                        match w {
-                            // (The triangles of one wall, or of collinear
-                            // ones, are listed as one segment.)
-                            Some(w) if listed.iter_mut().any(|l| merge_collinear(l, &w)) => {}
+                        match walls_of[qi as usize] {
                             Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
                             _ => clear = clear.min(h.z_lo),
                         }
@@ -444,76 +415,6 @@ fn vertical_wall(p: &CertPrim) -> Option<CertWall> {
         y1: (b[1] as f32).into(),
         err_cm: ((flat + WALL_STORE_ERR_CM) as f32).into(),
     })
-}
-
-/// The wall as listed for the plane `z = a·x + b·y + k` (error `z_err`):
-/// a floor-level wall (negative `err_cm`: the keep-out distance from the
-/// sphere's contact point) when its top `z_hi` is at most
-/// [`FLOOR_LEVEL_CM`] above the plane along its footprint, else unchanged.
-///
-/// A sphere of radius ≤ `reach` resting on (or above) the plane is, at
-/// horizontal distance ρ from its lowest point, at least ρ²/(2·reach) above
-/// the plane; a wall at most δ above the plane is touched first only where
-/// ρ ≤ √(2·reach·δ). δ takes the plane's error and the margins; the wall's
-/// own XY error is added to the distance.
-fn floor_level(w: CertWall, z_hi: f64, [a, b, k]: [f64; 3], z_err: f64, reach: f64) -> CertWall {
-    let z_at = |x: f32, y: f32| a * x as f64 + b * y as f64 + k;
-    let above = z_hi - z_at(w.x0.get(), w.y0.get()).min(z_at(w.x1.get(), w.y1.get()));
-    if above > FLOOR_LEVEL_CM {
-        return w;
-    }
-    let delta = above.max(0.0) + z_err + BELOW_MARGIN_CM;
-    let keep_out = (2.0 * reach * delta).sqrt() + w.err_cm.get() as f64 + BELOW_MARGIN_CM;
-    CertWall {
-        err_cm: (-(keep_out as f32).next_up()).into(),
-        ..w
-    }
-}
-
-/// Merges `w` into `l` when both are of one kind (ordinary, floor-level)
-/// and lie on one line (every end within [`COLLINEAR_CM`] of the other's
-/// line): `l` becomes the segment between their extreme ends (a superset:
-/// it may also cover a gap between them), its error grown by how far the
-/// four ends lie from its line.
-fn merge_collinear(l: &mut CertWall, w: &CertWall) -> bool {
-    let (e, f) = (l.err_cm.get() as f64, w.err_cm.get() as f64);
-    if (e >= 0.0) != (f >= 0.0) {
-        return false;
-    }
-    let ends = |c: &CertWall| [[c.x0.get(), c.y0.get()], [c.x1.get(), c.y1.get()]];
-    let dist = |[p, q]: [[f32; 2]; 2], v: [f32; 2]| {
-        let (p, q, v) = (p.map(f64::from), q.map(f64::from), v.map(f64::from));
-        let len = ((q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2)).sqrt();
-        ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])).abs() / len
-    };
-    let (a, b) = (ends(l), ends(w));
-    let all = [a[0], a[1], b[0], b[1]];
-    if all.iter().any(|&v| dist(a, v) > COLLINEAR_CM) || all.iter().any(|&v| dist(b, v) > COLLINEAR_CM) {
-        return false;
-    }
-    // The extreme ends along l's direction.
-    let dir = [(a[1][0] - a[0][0]) as f64, (a[1][1] - a[0][1]) as f64];
-    let along = |v: &[f32; 2]| dir[0] * v[0] as f64 + dir[1] * v[1] as f64;
-    let (Some(lo), Some(hi)) = (
-        all.iter().min_by(|p, q| along(p).total_cmp(&along(q))),
-        all.iter().max_by(|p, q| along(p).total_cmp(&along(q))),
-    ) else {
-        return false;
-    };
-    let merged = [*lo, *hi];
-    let off = all.iter().map(|&v| dist(merged, v)).fold(0.0, f64::max);
-    if !off.is_finite() {
-        return false;
-    }
-    let err = e.abs().max(f.abs()) + off;
-    *l = CertWall {
-        x0: lo[0].into(),
-        y0: lo[1].into(),
-        x1: hi[0].into(),
-        y1: hi[1].into(),
-        err_cm: ((err as f32).next_up().copysign(l.err_cm.get())).into(),
-    };
-    true
 }
 
 /// The largest `f32` not above `v` (`f32::MAX` for +∞).
@@ -853,103 +754,6 @@ mod tests {
         // Cell (17, 10) spans x 680..720: the slanted face lowers the
         // clearance to its bottom (0): no certificate.
         assert!(cell(17, 10).is_empty());
-    }
-
-    #[test]
-    fn walls_under_the_floor_and_collinear_pieces_of_a_wall() {
-        let floor = CertPrim {
-            xy: square(0.0, 1000.0),
-            z_lo: 0.0,
-            z_hi: 0.0,
-            plane: Some(([0.0, 0.0, 0.0], 0.001)),
-        };
-        // A slab edge under the floor: a vertical face from -20 up to the
-        // floor along y = 500 (its top is the floor), in three collinear
-        // triangles whose footprints differ.
-        let seam = |x0: f64, x1: f64| CertPrim {
-            xy: vec![[x0, 500.0], [x1, 500.0], [x1, 500.0]],
-            z_lo: -20.0,
-            z_hi: 0.0005,
-            plane: None,
-        };
-        // A riser on the floor along x = 300, in two collinear pieces.
-        let riser = |y0: f64, y1: f64| CertPrim {
-            xy: vec![[300.0, y0], [300.0, y1], [300.0, y1]],
-            z_lo: 0.0,
-            z_hi: 20.0,
-            plane: None,
-        };
-        let prims = [
-            floor,
-            seam(100.0, 300.0),
-            seam(300.0, 500.0),
-            seam(500.0, 700.0),
-            riser(100.0, 400.0),
-            riser(400.0, 700.0),
-        ];
-        let (off, certs, walls) = certificates(&prims, 42.0, 0.005);
-        let cell = |x: usize, y: usize| &certs[off[y * CERT_CELLS + x] as usize..off[y * CERT_CELLS + x + 1] as usize];
-        let listed = |c: &Cert| {
-            let w = c.walls.get() as usize;
-            walls[w & 0xFFFF..(w & 0xFFFF) + (w >> 16)].to_vec()
-        };
-        // Cell (10, 12) (x 400..440, y 480..520; grown, x 358..482) sees one
-        // triangle of the slab edge only: a floor-level wall (negative error:
-        // a keep-out of about sqrt(2 · 42 · 0.0115) cm around the contact
-        // point); no clearance limit.
-        let c = cell(10, 12);
-        assert_eq!(c.len(), 1);
-        assert_eq!(c[0].clear_z.get(), f32::MAX);
-        let w = listed(&c[0]);
-        assert_eq!(w.len(), 1, "{w:?}");
-        assert_eq!(
-            (w[0].x0.get().min(w[0].x1.get()), w[0].x0.get().max(w[0].x1.get())),
-            (300.0, 500.0)
-        );
-        let keep_out = -w[0].err_cm.get() as f64;
-        assert!((0.5..3.0).contains(&keep_out), "{keep_out}");
-        // Cell (7, 11) (x 280..320, y 440..480; grown, x 238..362, y
-        // 398..522) sees both riser pieces, one ordinary wall (its top is
-        // 20 cm up) from y 100 to 700, and two slab-edge triangles, one
-        // floor-level wall from x 100 to 500.
-        let c = cell(7, 11);
-        assert_eq!(c.len(), 1);
-        let w = listed(&c[0]);
-        assert_eq!(w.len(), 2, "{w:?}");
-        let span = |a: f32, b: f32| (a.min(b), a.max(b));
-        let riser_w = w
-            .iter()
-            .find(|w| w.err_cm.get() >= 0.0)
-            .expect("the riser, an ordinary wall");
-        assert_eq!(span(riser_w.y0.get(), riser_w.y1.get()), (100.0, 700.0));
-        let seam_w = w
-            .iter()
-            .find(|w| w.err_cm.get() < 0.0)
-            .expect("the slab edge, floor-level");
-        assert_eq!(span(seam_w.x0.get(), seam_w.x1.get()), (100.0, 500.0));
-    }
-
-    #[test]
-    fn collinear_merge_refuses_other_lines_and_kinds() {
-        let wall = |x0: f32, y0: f32, x1: f32, y1: f32, err: f32| CertWall {
-            x0: x0.into(),
-            y0: y0.into(),
-            x1: x1.into(),
-            y1: y1.into(),
-            err_cm: err.into(),
-        };
-        let mut l = wall(0.0, 0.0, 100.0, 0.0, 0.003);
-        assert!(
-            !merge_collinear(&mut l, &wall(0.0, 1.0, 100.0, 1.0, 0.003)),
-            "a parallel line"
-        );
-        assert!(
-            !merge_collinear(&mut l, &wall(100.0, 0.0, 200.0, 0.0, -0.5)),
-            "another kind"
-        );
-        assert!(merge_collinear(&mut l, &wall(150.0, 0.0, 300.0, 0.0, 0.004)));
-        assert_eq!((l.x0.get(), l.x1.get()), (0.0, 300.0));
-        assert!(l.err_cm.get() >= 0.004);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use crate::error::BakeError;
 use crate::stage::certificates::{CertPrim, certificates};
 use crate::stage::tiling::TileContent;
-use crate::tolerance::{CERT_BAND_CM, PLANE_EVAL_SLACK_CM, PLANE_SHARE_CM};
+use crate::tolerance::{CERT_BAND_CM, PLANE_EVAL_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
     BVH_EMPTY, Blocker, BvhLine, BvhNode, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed, align_up,
@@ -85,42 +85,9 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     if tile.patch_count > u16::MAX as u32 {
         return Err(err("more than 65535 patches in one tile"));
     }
-    // Stored planes already used in this tile, by rounded slope and height:
-    // a piece whose own plane lies within `PLANE_SHARE_CM` of one of them
-    // over its polygon stores that one (floor tiles that share no edge,
-    // fitted with slightly different roundings, then carry one plane, which
-    // certificates need). The first piece of a plane sets it: deterministic.
-    let mut used: std::collections::HashMap<[i64; 3], Vec<[f32; 3]>> = std::collections::HashMap::new();
-    let key = |a: f64, b: f64, c: f64| {
-        [
-            (a * 1e5).round() as i64,
-            (b * 1e5).round() as i64,
-            (c * 100.0).floor() as i64,
-        ]
-    };
     for p in &tile.pieces {
         let c_rel = p.plane[2] - z_origin;
-        let deviation = |[a32, b32, c32]: [f32; 3]| {
-            p.vertices
-                .iter()
-                .map(|v| {
-                    let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
-                    let stored = a32 as f64 * x + b32 as f64 * y + c32 as f64;
-                    (stored - (p.plane[0] * x + p.plane[1] * y + c_rel)).abs()
-                })
-                .fold(0.0, f64::max)
-        };
-        let [ka, kb, kc] = key(p.plane[0], p.plane[1], c_rel);
-        let shared = (kc - 1..=kc + 1)
-            .filter_map(|c| used.get(&[ka, kb, c]))
-            .flatten()
-            .find(|&&q| deviation(q) <= PLANE_SHARE_CM)
-            .copied();
-        let [a32, b32, c32] = shared.unwrap_or_else(|| {
-            let own = [p.plane[0] as f32, p.plane[1] as f32, c_rel as f32];
-            used.entry([ka, kb, kc]).or_default().push(own);
-            own
-        });
+        let (a32, b32, c32) = (p.plane[0] as f32, p.plane[1] as f32, c_rel as f32);
         let mut z_err: f64 = 0.0;
         let mut lo = [f64::INFINITY; 3];
         let mut hi = [f64::NEG_INFINITY; 3];
