@@ -62,8 +62,6 @@ struct Hot {
     orient: f64,
     /// Its plane's number (pieces), `u32::MAX` for blockers.
     plane_id: u32,
-    /// An exactly vertical wall.
-    wall: bool,
     /// Area of its footprint.
     area: f64,
 }
@@ -81,8 +79,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     // What the cell loop reads of every primitive, in one place.
     let hot: Vec<Hot> = prims
         .iter()
-        .zip(&walls_of)
-        .map(|(p, w)| Hot {
+        .map(|p| Hot {
             bbox: xy_box(&p.xy),
             z_lo: p.z_lo,
             z_hi: p.z_hi,
@@ -94,7 +91,6 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 }
                 None => u32::MAX,
             },
-            wall: w.is_some(),
             area: polygon_area(&p.xy),
         })
         .collect();
@@ -126,12 +122,18 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     }
     let mut fill = starts.clone();
     let mut members_of = vec![0u32; starts[n * n] as usize];
-    for (i, h) in hot.iter().enumerate() {
+    // Filled lowest first: every cell's list is sorted by `z_lo` (ties by
+    // index), so a clearance scan can stop at the first primitive that
+    // starts above the clearance found.
+    let mut by_height: Vec<u32> = (0..hot.len() as u32).collect();
+    by_height.sort_by(|&i, &j| hot[i as usize].z_lo.total_cmp(&hot[j as usize].z_lo).then(i.cmp(&j)));
+    for &i in &by_height {
+        let h = &hot[i as usize];
         if let Some((xs, ys)) = cells_of(h) {
             for y in ys {
                 for x in xs.clone() {
                     let at = &mut fill[y * n + x];
-                    members_of[*at as usize] = i as u32;
+                    members_of[*at as usize] = i;
                     *at += 1;
                 }
             }
@@ -336,10 +338,13 @@ impl Grid<'_> {
                     listed.clear();
                     for &qi in bucket {
                         let h = &hot[qi as usize];
-                        // (One that cannot lower the clearance needs no test.)
+                        // The rest start above the clearance: not needed
+                        // (walls there included).
+                        if h.z_lo >= clear {
+                            break;
+                        }
                         if h.plane_id == id
                             || h.z_hi < p_min - BELOW_MARGIN_CM
-                            || (h.z_lo >= clear && !h.wall)
                             || !convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
                         {
                             continue;
