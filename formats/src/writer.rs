@@ -32,13 +32,12 @@ impl FileWriter {
         let mut tiles: Vec<&TileRecordInput> = self.tiles.iter().collect();
         tiles.sort_by_key(|t| (t.hot.tile_y.get(), t.hot.tile_x.get()));
 
-        // Tile data section and hot records.
-        let mut data = Vec::new();
+        // Tile data section layout and hot records.
+        let mut data_len = 0;
         let mut hots = Vec::with_capacity(tiles.len());
         for t in &tiles {
-            let offset = align_up(data.len(), SECTION_ALIGN);
-            data.resize(offset, 0);
-            data.extend_from_slice(&t.blob);
+            let offset = align_up(data_len, SECTION_ALIGN);
+            data_len = offset + t.blob.len();
             let mut hot = t.hot;
             hot.blob_offset.set(offset as u64);
             hot.blob_len.set(t.blob.len() as u32);
@@ -78,27 +77,52 @@ impl FileWriter {
             index.extend_from_slice(&s.to_le_bytes());
         }
 
-        let sections: [(u32, &[u8]); 5] = [
-            (section::BAKE_PARAMS, self.params.as_bytes()),
-            (section::TILE_INDEX, &index),
-            (section::TILE_HOT, hots.as_bytes()),
-            (section::TILE_DATA, &data),
-            (section::METADATA, self.metadata_json.as_bytes()),
+        // Sections in order; the tile data is written straight into the
+        // output (one copy of the largest part of the file).
+        let sections: [(u32, Option<&[u8]>, usize); 5] = [
+            (
+                section::BAKE_PARAMS,
+                Some(self.params.as_bytes()),
+                size_of::<BakeParams>(),
+            ),
+            (section::TILE_INDEX, Some(&index), index.len()),
+            (section::TILE_HOT, Some(hots.as_bytes()), hots.as_bytes().len()),
+            (section::TILE_DATA, None, data_len),
+            (
+                section::METADATA,
+                Some(self.metadata_json.as_bytes()),
+                self.metadata_json.len(),
+            ),
         ];
-
         let table_len = sections.len() * size_of::<SectionEntry>();
         let mut offset = align_up(size_of::<Header>() + table_len, SECTION_ALIGN);
-        let mut table = Vec::with_capacity(sections.len());
-        for (kind, bytes) in &sections {
-            table.push(SectionEntry {
-                kind: (*kind).into(),
-                version: 1.into(),
-                offset: (offset as u64).into(),
-                length: (bytes.len() as u64).into(),
-                checksum: hash64(bytes).into(),
-            });
-            offset = align_up(offset + bytes.len(), SECTION_ALIGN);
+        let mut placed = Vec::with_capacity(sections.len());
+        for &(kind, _, len) in &sections {
+            placed.push((kind, offset, len));
+            offset = align_up(offset + len, SECTION_ALIGN);
         }
+        let mut out = vec![0u8; offset];
+        for (&(_, bytes, _), &(kind, at, _)) in sections.iter().zip(&placed) {
+            match bytes {
+                Some(b) => put(&mut out, at, b),
+                None if kind == section::TILE_DATA => {
+                    for (t, hot) in tiles.iter().zip(&hots) {
+                        put(&mut out, at + hot.blob_offset.get() as usize, &t.blob);
+                    }
+                }
+                None => {}
+            }
+        }
+        let table: Vec<SectionEntry> = placed
+            .iter()
+            .map(|&(kind, at, len)| SectionEntry {
+                kind: kind.into(),
+                version: 1.into(),
+                offset: (at as u64).into(),
+                length: (len as u64).into(),
+                checksum: out.get(at..at + len).map_or(0, hash64).into(),
+            })
+            .collect();
 
         let mut header = Header {
             magic: MAGIC,
@@ -120,16 +144,16 @@ impl FileWriter {
             header_checksum: 0.into(),
         };
         seal_header(&mut header);
-
-        let mut out = Vec::with_capacity(offset);
-        out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(table.as_bytes());
-        for ((_, bytes), entry) in sections.iter().zip(&table) {
-            out.resize(entry.offset.get() as usize, 0);
-            out.extend_from_slice(bytes);
-        }
-        out.resize(align_up(out.len(), SECTION_ALIGN), 0);
+        put(&mut out, 0, header.as_bytes());
+        put(&mut out, size_of::<Header>(), table.as_bytes());
         out
+    }
+}
+
+/// Copies `bytes` into `out` at `at` (in range by the caller's layout).
+fn put(out: &mut [u8], at: usize, bytes: &[u8]) {
+    if let Some(dst) = out.get_mut(at..at + bytes.len()) {
+        dst.copy_from_slice(bytes);
     }
 }
 
