@@ -184,9 +184,11 @@ fn group_tiles_sorted(ranges: &[([i32; 2], [i32; 2])]) -> Vec<((i32, i32), Vec<u
 /// smallest comes first (winding kept), then by the stored rotation and the
 /// walkable flag. Only identical triangles keep their input order.
 pub fn canonical_order(mesh: &Mesh, list: &mut Vec<u32>) {
-    let mut keyed: Vec<(CanonicalKey, u32)> = list.iter().map(|&t| (canonical_key(mesh, t), t)).collect();
-    keyed.sort_unstable();
-    *list = keyed.into_iter().map(|(_, t)| t).collect();
+    // Sort positions, not the (large) keys themselves.
+    let keys: Vec<CanonicalKey> = list.iter().map(|&t| canonical_key(mesh, t)).collect();
+    let mut order: Vec<usize> = (0..list.len()).collect();
+    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]).then(list[a].cmp(&list[b])));
+    *list = order.into_iter().map(|i| list[i]).collect();
     list.dedup();
 }
 
