@@ -168,9 +168,8 @@ impl Surface {
             .iter()
             .filter(|cert| clearance(cert, c[0], c[1]) > err(cert))
             .min_by(|p, q| clearance(p, c[0], c[1]).total_cmp(&clearance(q, c[0], c[1])))?;
-        if clearance(start, e[0], e[1]) <= err(start) {
-            return None;
-        }
+        // The clearance is linear along the move: its smaller end bounds it.
+        let clear_min = clearance(start, c[0], c[1]).min(clearance(start, e[0], e[1]));
         let top = c[2] + h + r + Z_MARGIN_CM;
         let same_plane = |cert: &&walksurf_format::Cert| {
             cert.a.get().to_bits() == start.a.get().to_bits()
@@ -180,7 +179,8 @@ impl Surface {
         for j in j0.min(j1)..=j0.max(j1) {
             for i in i0.min(i1)..=i0.max(i1) {
                 let cert = f.tile.certs_in_cell(i, j).iter().find(same_plane)?;
-                if top >= cert.clear_z.get() as f64 {
+                // (Each cell's certificate bounds the plane's error there.)
+                if clear_min <= err(cert) || top >= cert.clear_z.get() as f64 {
                     return None;
                 }
                 let walls = f.tile.cert_walls_of(cert)?;
