@@ -237,16 +237,24 @@ const EMPTY_NODE: BvhNode = BvhNode {
 fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>) -> usize {
     let me = lines.len();
     lines.push(BvhLine { nodes: [EMPTY_NODE; 4] });
-    let groups: Vec<&mut [BvhItem]> = if items.len() <= 4 {
-        items.chunks_mut(1).collect()
+    // Up to four children (no allocation per node): single items, or the
+    // quarters of two median splits.
+    let mut groups: [&mut [BvhItem]; 4] = [&mut [], &mut [], &mut [], &mut []];
+    if items.len() <= 4 {
+        for (slot, one) in groups.iter_mut().zip(items.chunks_mut(1)) {
+            *slot = one;
+        }
     } else {
         let (a, b) = split_half(items);
         let (a1, a2) = split_half(a);
         let (b1, b2) = split_half(b);
-        vec![a1, a2, b1, b2]
-    };
+        groups = [a1, a2, b1, b2];
+    }
     let mut nodes = [EMPTY_NODE; 4];
     for (slot, group) in groups.into_iter().enumerate() {
+        if group.is_empty() {
+            continue;
+        }
         let (lo, hi) = bounds(group);
         let (x0, x1) = TileQuant::xy_bounds(lo[0], hi[0]);
         let (y0, y1) = TileQuant::xy_bounds(lo[1], hi[1]);
