@@ -29,6 +29,17 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform in `[0, n)` (`n > 0`; the modulo bias is negligible for the
+    /// small `n` of tests).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next_f64()
+    }
+
     /// Unit vector in the XY plane with a uniformly random direction.
     fn direction_xy(&mut self) -> [f64; 2] {
         let a = std::f64::consts::TAU * self.next_f64();

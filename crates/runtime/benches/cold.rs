@@ -22,7 +22,7 @@
 //!   grouped by tile, repeated. *shuffled*: the same queries in a random
 //!   order (one copy still fits in the caches: the cost of the order
 //!   alone). *cold*: 50 000 draws of (random corpus query, random copy)
-//!   from a SplitMix64, so consecutive queries land in random tiles across
+//!   from a seeded generator, so consecutive queries land in random tiles across
 //!   the whole file: the working set is far beyond the CPU caches (and the
 //!   TLB). "Cold" means CPU-cache-cold: the file is in the OS page cache
 //!   (the bake wrote it, `open_verified` read it) and the mapping's page
@@ -57,6 +57,7 @@ use walksurf_bake::stage::ingest::Mesh;
 use walksurf_bake::stage::tiling::TILE_PIPELINE_VERSION;
 use walksurf_bake::{BakeConfig, Silent};
 use walksurf_oracle::Oracle;
+use walksurf_oracle::corpus::Rng;
 
 const DUNGEON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/dungeon.obj");
 const WORKSPACE_TARGET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target");
@@ -91,23 +92,6 @@ const OPENS: usize = 200;
 const OPEN_TIME: Duration = Duration::from_millis(500);
 
 const AGENT: Agent = Agent::DEFAULT;
-
-/// SplitMix64 (Steele, Lea, Flood 2014): deterministic, no dependency.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// FNV-1a, 64 bits: names the cache file after the one-copy bake.
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -367,7 +351,7 @@ impl Batch {
     /// 200 MiB working set.
     fn shuffled(lv: &Level) -> Batch {
         let c = (lv.grid / 2) * lv.grid + lv.grid / 2;
-        let mut rng = SplitMix64(COLD_SEED ^ 1);
+        let mut rng = Rng::new(COLD_SEED ^ 1);
         let mut order: Vec<usize> = (0..lv.corpus.len()).collect();
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
@@ -377,7 +361,7 @@ impl Batch {
 
     /// Random corpus queries in random copies.
     fn cold(lv: &Level) -> Batch {
-        let mut rng = SplitMix64(COLD_SEED);
+        let mut rng = Rng::new(COLD_SEED);
         let (m, copies) = (lv.corpus.len(), lv.offsets.len());
         Batch::new("cold", lv, (0..COLD_QUERIES).map(|_| (rng.below(m), rng.below(copies))))
     }

@@ -15,27 +15,7 @@ use walksurf::{
 };
 use walksurf_format::zerocopy::{FromBytes, IntoBytes};
 use walksurf_format::{FileLayout, FileView, Header, hash64, seal_header, section};
-
-/// splitmix64: a tiny seeded generator, so every run sees the same bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[0, n)`.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// Uniform in `[lo, hi)`.
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
+use walksurf_oracle::corpus::Rng;
 
 /// One line-trace query: capsule centre and `down`.
 type Query = ([f64; 3], f64);
@@ -72,7 +52,7 @@ fn fixture() -> &'static Fixture {
                 hi[k] = hi[k].max(v[k]);
             }
         }
-        let mut rng = Rng(0x5EED_F11E);
+        let mut rng = Rng::new(0x5EED_F11E);
         let mut queries = Vec::new();
         for _ in 0..100 {
             let pos = [
@@ -244,7 +224,7 @@ fn every_section_table_byte_is_checked() {
 #[test]
 fn random_flips_inside_each_section() {
     let f = fixture();
-    let mut rng = Rng(0xF11B_5EC7);
+    let mut rng = Rng::new(0xF11B_5EC7);
     let mut opened_unverified = 0;
     let mut differed = 0;
     let clean = query_all(&Surface::from_bytes(&f.bytes).expect("clean"));

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use walksurf::{Agent, FloorMode, FloorOutcome, Surface};
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh, write_atomic};
+use walksurf_oracle::corpus::Rng;
 
 /// Half the side of the square floor. [Units: cm]
 const HALF_SIDE_CM: f64 = 1000.0;
@@ -54,19 +55,6 @@ fn bake_generation(path: &Path, generation: u64) {
     write_atomic(path, &out.bytes).expect("replace the file");
 }
 
-/// splitmix64, so that every run asks the same queries.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// What one reader saw.
 #[derive(Debug, Default)]
 struct Seen {
@@ -81,8 +69,8 @@ struct Seen {
 fn check_one(surface: &Surface, rng: &mut Rng, seen: &mut Seen) {
     let inner = HALF_SIDE_CM - 100.0;
     let pos = [
-        (2.0 * rng.unit() - 1.0) * inner,
-        (2.0 * rng.unit() - 1.0) * inner,
+        (2.0 * rng.next_f64() - 1.0) * inner,
+        (2.0 * rng.next_f64() - 1.0) * inner,
         QUERY_Z_CM,
     ];
     let generation = surface.generation();
@@ -127,7 +115,7 @@ fn readers_stay_correct_while_the_file_is_replaced() {
     for r in 0..3u64 {
         let (path, stop, all_seen) = (path.clone(), stop.clone(), all_seen.clone());
         readers.push(std::thread::spawn(move || {
-            let mut rng = Rng(0x5EED + r);
+            let mut rng = Rng::new(0x5EED + r);
             let mut seen = Seen::default();
             let mut surface = Surface::open(&path).expect("open");
             seen.generations.push(surface.generation());
@@ -162,7 +150,7 @@ fn readers_stay_correct_while_the_file_is_replaced() {
     // The surface opened first still answers for generation 1, although its
     // file was replaced eight times.
     let mut seen_first = Seen::default();
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     for _ in 0..200 {
         check_one(&first, &mut rng, &mut seen_first);
     }

@@ -497,8 +497,8 @@ fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> boo
     true
 }
 
-/// Area of a simple polygon (either orientation).
-fn polygon_area(p: &[[f64; 2]]) -> f64 {
+/// Twice the signed area of a polygon (positive counter-clockwise).
+fn signed_area2(p: &[[f64; 2]]) -> f64 {
     let Some(&last) = p.last() else {
         return 0.0;
     };
@@ -508,7 +508,12 @@ fn polygon_area(p: &[[f64; 2]]) -> f64 {
         area2 += prev[0] * cur[1] - cur[0] * prev[1];
         prev = cur;
     }
-    (area2 / 2.0).abs()
+    area2
+}
+
+/// Area of a simple polygon (either orientation).
+fn polygon_area(p: &[[f64; 2]]) -> f64 {
+    (signed_area2(p) / 2.0).abs()
 }
 
 /// Area of the intersection of two boxes.
@@ -577,16 +582,14 @@ fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
 /// The sign of a polygon's signed area: 1 counter-clockwise, −1 clockwise,
 /// 0 degenerate.
 fn orientation(poly: &[[f64; 2]]) -> f64 {
-    let Some(&last) = poly.last() else {
-        return 0.0;
-    };
-    let mut area2 = 0.0;
-    let mut p = last;
-    for &q in poly {
-        area2 += p[0] * q[1] - q[0] * p[1];
-        p = q;
+    let a = signed_area2(poly);
+    if a > 0.0 {
+        1.0
+    } else if a < 0.0 {
+        -1.0
+    } else {
+        0.0
     }
-    area2.signum()
 }
 
 /// Whether a convex polygon (either orientation, possibly degenerate) meets
