@@ -274,7 +274,11 @@ impl Acc {
         if self.hi.is_nan() || self.hi > q.len {
             return Err(FallbackReason::PrecisionBudget);
         }
-        // The true first contact lies in [lo, hi]; the nominal one too.
+        // The true first contact lies in [lo, hi]; the nominal one too. (A
+        // corrupt file can make the bounds cross, or NaN: no answer then.)
+        if !(self.lo <= self.hi) {
+            return Err(FallbackReason::PrecisionBudget);
+        }
         let best = self.best.ok_or(FallbackReason::PrecisionBudget)?;
         let s = best.s.clamp(self.lo, self.hi);
         if (s - self.lo).max(self.hi - s) > SWEEP_MAX_ERR_CM {
