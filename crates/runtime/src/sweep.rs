@@ -276,7 +276,7 @@ impl Acc {
         }
         // The true first contact lies in [lo, hi]; the nominal one too. (A
         // corrupt file can make the bounds cross, or NaN: no answer then.)
-        if !(self.lo <= self.hi) {
+        if self.lo.is_nan() || self.hi.is_nan() || self.lo > self.hi {
             return Err(FallbackReason::PrecisionBudget);
         }
         let best = self.best.ok_or(FallbackReason::PrecisionBudget)?;
