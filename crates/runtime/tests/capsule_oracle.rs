@@ -242,14 +242,7 @@ fn place(b: &mut LevelBuilder, at: V3, part: fn(&mut LevelBuilder) -> Part) -> P
 /// agent that was answered, or a ground answered rate below the minimum.
 fn run_level(name: &str, mesh: &Mesh, part: &Part) {
     let start = Instant::now();
-    let baked = bake_mesh(mesh, &BakeConfig::default(), 1, &Silent).unwrap_or_else(|e| panic!("{name}: bake: {e}"));
-    let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{name}: open: {e}"));
-    let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{name}: oracle: {e}"));
-    let r = &baked.report;
-    println!(
-        "{name}: {} tris ({} walkable), {} tiles, {} pieces, {} blockers, {} demoted",
-        r.triangles, r.walkable_triangles, r.tiles, r.pieces, r.blockers, r.demoted_triangles
-    );
+    let (surface, oracle) = bake_generated(name, mesh);
     let mut problems = check_spots(name, &surface, &oracle, &part.spots);
 
     // Grids: the whole level, then the part's own.

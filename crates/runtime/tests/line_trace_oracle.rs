@@ -89,14 +89,7 @@ fn run_level(name: &str, mesh: &Mesh, spots: &[Spot]) {
 
 fn run_level_with(name: &str, mesh: &Mesh, spots: &[Spot], extra: Extra) {
     let start = Instant::now();
-    let baked = bake_mesh(mesh, &BakeConfig::default(), 1, &Silent).unwrap_or_else(|e| panic!("{name}: bake: {e}"));
-    let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{name}: open: {e}"));
-    let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{name}: oracle: {e}"));
-    let r = &baked.report;
-    println!(
-        "{name}: {} tris ({} walkable), {} tiles, {} pieces, {} blockers, {} demoted",
-        r.triangles, r.walkable_triangles, r.tiles, r.pieces, r.blockers, r.demoted_triangles
-    );
+    let (surface, oracle) = bake_generated(name, mesh);
 
     check_spots(name, &surface, &oracle, spots);
 

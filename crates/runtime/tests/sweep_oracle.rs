@@ -145,16 +145,7 @@ impl SweepTally {
     #[track_caller]
     fn assert_no_errors(&self, what: &str) {
         assert_eq!(self.false_clears, 0, "{what}: FALSE CLEARS: {:#?}", self.errors);
-        if self.errors.is_empty() {
-            return;
-        }
-        let shown: Vec<&str> = self.errors.iter().take(12).map(String::as_str).collect();
-        panic!(
-            "{what}: {} of {} sweeps disagree with the oracle; first ones:\n  {}",
-            self.errors.len(),
-            self.n,
-            shown.join("\n  ")
-        );
+        assert_agree(what, &self.errors, self.n, "sweeps");
     }
 }
 
@@ -404,14 +395,7 @@ fn grid_sweeps(oracle: &Oracle, lo: [f64; 3], hi: [f64; 3], nx: usize, ny: usize
 /// the ground answered rate of each step length.
 fn run_level(name: &str, mesh: &Mesh, spots: &[Spot], min_ground: Option<f64>) {
     let start = Instant::now();
-    let baked = bake_mesh(mesh, &BakeConfig::default(), 1, &Silent).unwrap_or_else(|e| panic!("{name}: bake: {e}"));
-    let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{name}: open: {e}"));
-    let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{name}: oracle: {e}"));
-    let r = &baked.report;
-    println!(
-        "{name}: {} tris ({} walkable), {} tiles, {} pieces, {} blockers",
-        r.triangles, r.walkable_triangles, r.tiles, r.pieces, r.blockers
-    );
+    let (surface, oracle) = bake_generated(name, mesh);
     check_spots(name, &surface, &oracle, spots);
 
     let (mut lo, mut hi) = bounds(mesh);

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use walksurf::{Agent, FloorMode, FloorOutcome, Surface};
-use walksurf_bake::Mesh;
+use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh};
 use walksurf_oracle::corpus::{CorpusQuery, QueryClass};
 use walksurf_oracle::{AgentShape, Oracle, OracleFloor};
 
@@ -93,16 +93,7 @@ impl Tally {
     /// Panics listing the first disagreements if there are any.
     #[track_caller]
     pub fn assert_no_errors(&self, what: &str) {
-        if self.errors.is_empty() {
-            return;
-        }
-        let shown: Vec<&str> = self.errors.iter().take(12).map(String::as_str).collect();
-        panic!(
-            "{what}: {} of {} answers disagree with the oracle; first ones:\n  {}",
-            self.errors.len(),
-            self.n,
-            shown.join("\n  ")
-        );
+        assert_agree(what, &self.errors, self.n, "answers");
     }
 }
 
@@ -636,4 +627,34 @@ pub fn bake_shared_level(
     let baked = walksurf_bake::bake_file(&path, &config, 1, &walksurf_bake::Silent)
         .unwrap_or_else(|e| panic!("{file}: bake: {e}"));
     (config, mesh, baked)
+}
+
+/// Bakes a generated level with the default settings, opens it and builds
+/// its oracle; prints the bake's counts under `name`. Panics naming the
+/// level on any failure.
+pub fn bake_generated(name: &str, mesh: &Mesh) -> (Surface, Oracle) {
+    let baked = bake_mesh(mesh, &BakeConfig::default(), 1, &Silent).unwrap_or_else(|e| panic!("{name}: bake: {e}"));
+    let surface = Surface::from_bytes(&baked.bytes).unwrap_or_else(|e| panic!("{name}: open: {e}"));
+    let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).unwrap_or_else(|e| panic!("{name}: oracle: {e}"));
+    let r = &baked.report;
+    println!(
+        "{name}: {} tris ({} walkable), {} tiles, {} pieces, {} blockers, {} demoted",
+        r.triangles, r.walkable_triangles, r.tiles, r.pieces, r.blockers, r.demoted_triangles
+    );
+    (surface, oracle)
+}
+
+/// Panics listing the first of `errors` (disagreements with the oracle out
+/// of `n` `kind`), if there are any.
+#[track_caller]
+pub fn assert_agree(what: &str, errors: &[String], n: usize, kind: &str) {
+    if errors.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = errors.iter().take(12).map(String::as_str).collect();
+    panic!(
+        "{what}: {} of {n} {kind} disagree with the oracle; first ones:\n  {}",
+        errors.len(),
+        shown.join("\n  ")
+    );
 }
