@@ -83,7 +83,9 @@ impl Surface {
         agent: Agent,
     ) -> Result<SweepOutcome, FallbackReason> {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
-        if let Some(out) = self.certified_sweep(pos, delta, len, agent) {
+        // The start's tile: read once, for the fast path and the full one.
+        let home = self.home_frame(pos, None).ok().flatten();
+        if let Some(out) = home.as_ref().and_then(|f| certified_sweep(f, pos, delta, len, agent)) {
             return Ok(out);
         }
         let r = agent.radius_cm;
@@ -113,91 +115,96 @@ impl Surface {
         let mut acc = Acc::new();
         for ty in ty0..=ty1 {
             for tx in tx0..=tx1 {
-                let Some(hot) = view.tile_hot(tx, ty) else {
-                    continue; // no triangle overlaps that square
+                let is_home = |f: &&Frame<'_>| f.tile.hot.tile_x.get() == tx && f.tile.hot.tile_y.get() == ty;
+                let other;
+                let f = match home.as_ref().filter(is_home) {
+                    Some(f) => f,
+                    None => {
+                        let Some(hot) = view.tile_hot(tx, ty) else {
+                            continue; // no triangle overlaps that square
+                        };
+                        let tile = view.tile(hot).ok_or(FallbackReason::MissingData)?;
+                        other = Frame {
+                            origin: tile.origin_cm(),
+                            quant: tile.quant(),
+                            tile,
+                        };
+                        &other
+                    }
                 };
-                let tile = view.tile(hot).ok_or(FallbackReason::MissingData)?;
-                let f = Frame {
-                    origin: tile.origin_cm(),
-                    quant: tile.quant(),
-                    tile,
-                };
-                sweep_tile(&f, pos, &q, &mut acc)?;
+                sweep_tile(f, pos, &q, &mut acc)?;
             }
         }
         acc.decide(pos, delta, &q)
     }
 }
 
-impl Surface {
-    /// The fast path of a sweep: a move of at most one certificate cell
-    /// whose every cell (of the box of its start and end cells) certifies
-    /// the plane under the capsule, which stays above that plane, below
-    /// every cell's clearance and away from every listed wall, touches
-    /// nothing: `Clear`. `None`: take the full path.
-    ///
-    /// Every centre on the move lies in one of those cells, and each
-    /// cell's certificate covers the footprint of a capsule centred in it;
-    /// the plane's height under the bottom sphere is linear along the move,
-    /// so clearing it at both ends clears it everywhere.
-    fn certified_sweep(&self, pos: [f64; 3], delta: [f64; 2], len: f64, agent: Agent) -> Option<SweepOutcome> {
-        if len == 0.0 || len > CERT_CELL_CM {
-            return None;
-        }
-        let f = self.home_frame(pos, None).ok()??;
-        let r = agent.radius_cm;
-        let h = agent.half_height_cm - r;
-        let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
-        let e = [c[0] + delta[0], c[1] + delta[1]];
-        let cell = |v: f64| {
-            let i = v / CERT_CELL_CM;
-            (i >= 0.0 && i < CERT_CELLS as f64).then_some(i as usize)
-        };
-        let (i0, j0, i1, j1) = (cell(c[0])?, cell(c[1])?, cell(e[0])?, cell(e[1])?);
-        // The plane under the bottom sphere at the start: the highest one
-        // it is above (as `find_floor`'s fast path picks it).
-        let bottom = c[2] - h;
-        let clearance = |cert: &walksurf_format::Cert, x: f64, y: f64| {
-            let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
-            bottom - (a * x + b * y + k) - r * (a * a + b * b + 1.0).sqrt()
-        };
-        let err = |cert: &walksurf_format::Cert| cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
-        let start = f
-            .tile
-            .certs_in_cell(i0, j0)
-            .iter()
-            .filter(|cert| clearance(cert, c[0], c[1]) > err(cert))
-            .min_by(|p, q| clearance(p, c[0], c[1]).total_cmp(&clearance(q, c[0], c[1])))?;
-        // The clearance is linear along the move: its smaller end bounds it.
-        let clear_min = clearance(start, c[0], c[1]).min(clearance(start, e[0], e[1]));
-        let top = c[2] + h + r + Z_MARGIN_CM;
-        let same_plane = |cert: &&walksurf_format::Cert| {
-            cert.a.get().to_bits() == start.a.get().to_bits()
-                && cert.b.get().to_bits() == start.b.get().to_bits()
-                && cert.k.get().to_bits() == start.k.get().to_bits()
-        };
-        for j in j0.min(j1)..=j0.max(j1) {
-            for i in i0.min(i1)..=i0.max(i1) {
-                let cert = f.tile.certs_in_cell(i, j).iter().find(same_plane)?;
-                // (Each cell's certificate bounds the plane's error there.)
-                if clear_min <= err(cert) || top >= cert.clear_z.get() as f64 {
+/// The fast path of a sweep: a move of at most one certificate cell
+/// whose every cell (of the box of its start and end cells) certifies
+/// the plane under the capsule, which stays above that plane, below
+/// every cell's clearance and away from every listed wall, touches
+/// nothing: `Clear`. `None`: take the full path.
+///
+/// Every centre on the move lies in one of those cells, and each
+/// cell's certificate covers the footprint of a capsule centred in it;
+/// the plane's height under the bottom sphere is linear along the move,
+/// so clearing it at both ends clears it everywhere.
+fn certified_sweep(f: &Frame<'_>, pos: [f64; 3], delta: [f64; 2], len: f64, agent: Agent) -> Option<SweepOutcome> {
+    if len == 0.0 || len > CERT_CELL_CM {
+        return None;
+    }
+    let r = agent.radius_cm;
+    let h = agent.half_height_cm - r;
+    let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
+    let e = [c[0] + delta[0], c[1] + delta[1]];
+    let cell = |v: f64| {
+        let i = v / CERT_CELL_CM;
+        (i >= 0.0 && i < CERT_CELLS as f64).then_some(i as usize)
+    };
+    let (i0, j0, i1, j1) = (cell(c[0])?, cell(c[1])?, cell(e[0])?, cell(e[1])?);
+    // The plane under the bottom sphere at the start: the highest one
+    // it is above (as `find_floor`'s fast path picks it).
+    let bottom = c[2] - h;
+    let clearance = |cert: &walksurf_format::Cert, x: f64, y: f64| {
+        let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
+        bottom - (a * x + b * y + k) - r * (a * a + b * b + 1.0).sqrt()
+    };
+    let err = |cert: &walksurf_format::Cert| cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+    let start = f
+        .tile
+        .certs_in_cell(i0, j0)
+        .iter()
+        .filter(|cert| clearance(cert, c[0], c[1]) > err(cert))
+        .min_by(|p, q| clearance(p, c[0], c[1]).total_cmp(&clearance(q, c[0], c[1])))?;
+    // The clearance is linear along the move: its smaller end bounds it.
+    let clear_min = clearance(start, c[0], c[1]).min(clearance(start, e[0], e[1]));
+    let top = c[2] + h + r + Z_MARGIN_CM;
+    let same_plane = |cert: &&walksurf_format::Cert| {
+        cert.a.get().to_bits() == start.a.get().to_bits()
+            && cert.b.get().to_bits() == start.b.get().to_bits()
+            && cert.k.get().to_bits() == start.k.get().to_bits()
+    };
+    for j in j0.min(j1)..=j0.max(j1) {
+        for i in i0.min(i1)..=i0.max(i1) {
+            let cert = f.tile.certs_in_cell(i, j).iter().find(same_plane)?;
+            // (Each cell's certificate bounds the plane's error there.)
+            if clear_min <= err(cert) || top >= cert.clear_z.get() as f64 {
+                return None;
+            }
+            let walls = f.tile.cert_walls_of(cert)?;
+            for w in walls {
+                let (w0, w1) = (
+                    [w.x0.get() as f64, w.y0.get() as f64],
+                    [w.x1.get() as f64, w.y1.get() as f64],
+                );
+                let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
+                if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], e, w0, w1) > need * need) {
                     return None;
-                }
-                let walls = f.tile.cert_walls_of(cert)?;
-                for w in walls {
-                    let (w0, w1) = (
-                        [w.x0.get() as f64, w.y0.get() as f64],
-                        [w.x1.get() as f64, w.y1.get() as f64],
-                    );
-                    let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
-                    if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], e, w0, w1) > need * need) {
-                        return None;
-                    }
                 }
             }
         }
-        Some(SweepOutcome::Clear)
     }
+    Some(SweepOutcome::Clear)
 }
 
 /// Distance² between two XY segments (0 when they cross).
