@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use walksurf::Surface;
 use walksurf_format::{
     BVH_EMPTY, BVH_XY_MARGIN_CM, BVH_XY_STEPS_PER_CM, BvhLine, CELL_SIZE_CM, CERT_CELL_CM, FileView, TILE_SIZE_CM,
-    TileView, blocker_flags, from_fixed,
+    TileView, blocker_flags, from_fixed, patch_flags,
 };
 
 #[derive(clap::Args, Debug)]
@@ -158,6 +158,10 @@ fn xml_escape(s: &str) -> String {
     out
 }
 
+/// Fill of pieces whose patch the headroom cut removed from the walkable
+/// area.
+const CUT_FILL: &str = "#9e9e9e";
+
 /// A stable colour for a patch: hues spread by the golden angle.
 fn patch_colour(patch: u16) -> String {
     let h = (patch as f64 * 137.507_764) % 360.0;
@@ -278,7 +282,12 @@ pub fn render_svg(name: &str, tile: &TileView, counts: &TileCounts, halo: f64, l
                 );
                 for (i, (h, verts)) in pieces.iter().enumerate() {
                     let patch = h.patch.get();
-                    let _ = write!(s, r#"<polygon fill="{}" points=""#, patch_colour(patch));
+                    let cut = tile
+                        .patches
+                        .get(patch as usize)
+                        .is_some_and(|r| r.flags.get() & patch_flags::HEADROOM_CUT != 0);
+                    let fill = if cut { CUT_FILL.to_owned() } else { patch_colour(patch) };
+                    let _ = write!(s, r#"<polygon fill="{fill}" points=""#);
                     let (mut cx, mut cy) = (0.0, 0.0);
                     for (k, v) in verts.iter().enumerate() {
                         let (x, y) = (from_fixed(v.x.get()), from_fixed(v.y.get()));
@@ -290,7 +299,8 @@ pub fn render_svg(name: &str, tile: &TileView, counts: &TileCounts, halo: f64, l
                         h.plane_a.get() as f64 * cx + h.plane_b.get() as f64 * cy + h.plane_c.get() as f64 + origin[2];
                     let _ = writeln!(
                         s,
-                        r#""><title>piece {i}: patch {patch}, {} vertices, z {} cm at its centre (world), z_err {:.4} cm</title></polygon>"#,
+                        r#""><title>piece {i}: patch {patch}{}, {} vertices, z {} cm at its centre (world), z_err {:.4} cm</title></polygon>"#,
+                        if cut { " (headroom cut)" } else { "" },
                         verts.len(),
                         N(z),
                         h.z_err_cm.get()

@@ -106,7 +106,8 @@ fn inspect_json_reports_version_counts_and_sections() {
     let dir = TempDir::new(TEMP_PREFIX, "inspect-json");
     let path = bake_dungeon(&dir, "dungeon.wsurf", &[]);
     let v = inspect_json(&dir, &path);
-    assert_eq!(v["format_version"], "1.0", "{v}");
+    let version = format!("{}.{}", walksurf_format::FORMAT_MAJOR, walksurf_format::FORMAT_MINOR);
+    assert_eq!(v["format_version"], version.as_str(), "{v}");
     assert!(u64_field(&v, "tiles") > 0, "{v}");
     assert!(u64_field(&v, "pieces") > 0, "{v}");
     assert_eq!(u64_field(&v, "bytes"), std::fs::metadata(&path).unwrap().len());

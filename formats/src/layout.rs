@@ -1,6 +1,6 @@
 //! Byte layouts and the constants that fix them.
 
-use zerocopy::little_endian::{F32, I32, U16, U32, U64};
+use zerocopy::little_endian::{F32, F64, I32, U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// First four bytes of every walksurf file.
@@ -8,10 +8,10 @@ pub const MAGIC: [u8; 4] = *b"WSRF";
 /// Major format version: a reader refuses any other major version.
 pub const FORMAT_MAJOR: u16 = 1;
 /// Minor format version: additions a version-1 reader may ignore.
-pub const FORMAT_MINOR: u16 = 0;
+pub const FORMAT_MINOR: u16 = 1;
 /// Layout version of the precision data. A file whose precision layout is
 /// unknown still opens; queries that need a precision bound fall back.
-pub const PRECISION_LAYOUT_VERSION: u16 = 1;
+pub const PRECISION_LAYOUT_VERSION: u16 = 2;
 /// Every section starts on this boundary (one cache line).
 pub const SECTION_ALIGN: usize = 64;
 
@@ -195,7 +195,9 @@ const _: () = assert!(size_of::<BvhLine>() == 64);
 pub struct PieceHeader {
     /// Patch of the piece (index among the tile's patches).
     pub patch: U16,
-    pub vertex_count: U16,
+    pub vertex_count: u8,
+    /// [`piece_flags`].
+    pub flags: u8,
     /// Plane `z = a·x + b·y + c`, x/y/z in cm relative to the tile origin
     /// (`tile_x·TILE_SIZE_CM`, `tile_y·TILE_SIZE_CM`, `z_origin_cm`).
     pub plane_a: F32,
@@ -208,6 +210,14 @@ pub struct PieceHeader {
     pub interior_edges: U32,
 }
 const _: () = assert!(size_of::<PieceHeader>() == 24);
+
+/// Bits of [`PieceHeader::flags`].
+pub mod piece_flags {
+    /// Some vertex lies where the headroom cut crossed a true edge: the
+    /// piece's boundary may lie up to [`super::MAX_PIECE_EDGE_DEV_CM`] from
+    /// the true one (otherwise half a fixed-point step per axis).
+    pub const CUT_CROSSINGS: u8 = 1;
+}
 
 /// A piece vertex in fixed point relative to the tile origin.
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,6 +257,85 @@ pub const CERT_CELLS: usize = 80;
 pub mod tile_flags {
     /// The blob ends with a certificate region (see [`super::Cert`]).
     pub const HAS_CERTS: u32 = 1;
+    /// The blob ends with the patch table: `patch_count` [`super::PatchRecord`]s
+    /// are its last bytes (after the certificate region, if any).
+    pub const HAS_PATCHES: u32 = 2;
+}
+
+/// One patch of a tile: a region of one flat group's plane whose pieces
+/// share a headroom state. The precision block of the patch and its pieces:
+/// the exact plane the pieces' `f32` planes round, the bounds that make up a
+/// piece's `z_err_cm` (which [`crate::piece_z_err_cm`] recomputes from
+/// this record and the piece's vertices: the slow reference path) and how
+/// far the patch's boundary may lie from the true one.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct PatchRecord {
+    /// Least-squares plane `z = a·x + b·y + c` in the tile frame (x, y
+    /// relative to the tile origin, z to `z_origin_cm`), before rounding to
+    /// the pieces' `f32`.
+    pub plane_a: F64,
+    pub plane_b: F64,
+    pub plane_c: F64,
+    /// Plane-fit bound: |plane z − true surface z| over the patch.
+    pub fit_err_cm: F32,
+    /// Boundary deviation bound: how far (XY) any piece vertex on a true
+    /// boundary edge may lie from that edge (quantisation and edge splits).
+    pub edge_dev_cm: F32,
+    /// Headroom-cut deviation bound: how far (XY) an edge made by the
+    /// headroom cut may lie from where headroom truly ends (0: no cut edge).
+    /// Always on the side of less walkable area.
+    pub cut_dev_cm: F32,
+    /// [`patch_flags`].
+    pub flags: U32,
+    pub reserved: [U32; 2],
+}
+const _: () = assert!(size_of::<PatchRecord>() == 48);
+
+/// Bits of [`PatchRecord::flags`].
+pub mod patch_flags {
+    /// Geometry above leaves less than the bake's headroom somewhere over
+    /// every cell this patch covers: a full-height agent cannot stand on it.
+    /// Its pieces still take part in every contact (they are real floor).
+    pub const HEADROOM_CUT: u32 = 1;
+}
+
+/// Largest XY distance of a piece vertex from the true boundary edge it
+/// lies on: a source vertex rounded to the fixed-point grid (half a step
+/// per axis), or a cell line's crossing of an edge rounded once, possibly
+/// to one side (a step on one axis, on an edge itself off by the former).
+/// The runtime's error bounds for piece edges use this. [Units: cm]
+pub const MAX_PIECE_EDGE_DEV_CM: f64 = (1.0 + 0.5 * core::f64::consts::SQRT_2) / VERTEX_STEPS_PER_CM;
+
+/// Slack added to a piece's z error bound for the runtime's own f64
+/// evaluation of the stored `f32` plane. [Units: cm]
+pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;
+
+/// A piece's z error bound (its `z_err_cm` slot) from its patch's precision
+/// block: the largest difference between the stored `f32` plane and the
+/// exact plane over the piece's vertices, plus the plane-fit bound, plus
+/// [`PLANE_EVAL_SLACK_CM`], rounded up to `f32`. The bake fills the slot
+/// with this; the runtime's reference path recomputes it per query.
+pub fn piece_z_err_cm(
+    stored: [f32; 3],
+    exact: [f64; 3],
+    fit_err_cm: f32,
+    vertices: impl IntoIterator<Item = [i32; 2]>,
+) -> f32 {
+    let mut quant: f64 = 0.0;
+    for [fx, fy] in vertices {
+        let (x, y) = (from_fixed(fx), from_fixed(fy));
+        let s = stored[0] as f64 * x + stored[1] as f64 * y + stored[2] as f64;
+        let e = exact[0] * x + exact[1] * y + exact[2];
+        quant = quant.max((s - e).abs());
+    }
+    round_up_f32(quant + fit_err_cm as f64 + PLANE_EVAL_SLACK_CM)
+}
+
+/// The smallest `f32` not below `v` (for finite, non-negative `v`).
+pub fn round_up_f32(v: f64) -> f32 {
+    let r = v as f32;
+    if (r as f64) < v { r.next_up() } else { r }
 }
 
 /// Start of a tile's certificate region: the rectangle of cells that hold

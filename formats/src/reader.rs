@@ -71,6 +71,10 @@ pub struct TileView<'a> {
     pub cert_offsets: &'a [U32],
     pub certs: &'a [Cert],
     pub cert_walls: &'a [CertWall],
+    /// The patch table (precision blocks and headroom state), indexed by
+    /// [`PieceHeader::patch`]; empty when the tile has none or it does not
+    /// fit the blob.
+    pub patches: &'a [PatchRecord],
 }
 
 fn range_of(offset: u64, length: u64, file_len: usize) -> Option<Range<usize>> {
@@ -305,6 +309,7 @@ impl<'a> FileView<'a> {
         let start = usize::try_from(hot.blob_offset.get()).ok()?;
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
+        let (blob, patches) = patch_table(hot, blob, layout.len());
         let (cert_index, cert_offsets, certs, cert_walls) =
             cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[], &[]));
         Some(TileView {
@@ -317,6 +322,7 @@ impl<'a> FileView<'a> {
             cert_offsets,
             certs,
             cert_walls,
+            patches,
         })
     }
 
@@ -340,6 +346,26 @@ const NO_CERTS: CertIndexHeader = CertIndexHeader {
     w: zerocopy::little_endian::U16::ZERO,
     h: zerocopy::little_endian::U16::ZERO,
 };
+
+/// Splits the patch table (the blob's last `patch_count` records) off the
+/// blob: `(rest, table)`; the table is empty if the tile has none or it
+/// would overlap the regions before it.
+pub fn patch_table<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> (&'a [u8], &'a [PatchRecord]) {
+    if hot.flags.get() & tile_flags::HAS_PATCHES == 0 {
+        return (blob, &[]);
+    }
+    let bytes = (hot.patch_count.get() as usize).saturating_mul(size_of::<PatchRecord>());
+    match blob.len().checked_sub(bytes).filter(|&at| at >= regions_end) {
+        Some(at) => match (
+            blob.get(..at),
+            blob.get(at..).and_then(|t| <[PatchRecord]>::ref_from_bytes(t).ok()),
+        ) {
+            (Some(rest), Some(table)) => (rest, table),
+            _ => (blob, &[]),
+        },
+        None => (blob, &[]),
+    }
+}
 
 /// The certificate region after a tile's blockers (64-byte aligned): its
 /// index header, `w·h + 1` `u32` offsets, then the records.
@@ -399,7 +425,7 @@ impl<'a> TileView<'a> {
         let at = (word as usize).checked_mul(4)?;
         let rest = self.pieces.get(at..)?;
         let (header, rest) = PieceHeader::ref_from_prefix(rest).ok()?;
-        let n = header.vertex_count.get() as usize;
+        let n = header.vertex_count as usize;
         if n > MAX_PIECE_VERTICES {
             return None;
         }

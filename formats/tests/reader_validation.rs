@@ -461,7 +461,7 @@ fn walk_view(bytes: &[u8]) {
         let tile = view.tile(hot).expect("validated tile regions");
         for word in 0..=(tile.pieces.len() as u32 / 4 + 1) {
             if let Some((h, v)) = tile.piece(word) {
-                assert_eq!(v.len(), h.vertex_count.get() as usize);
+                assert_eq!(v.len(), h.vertex_count as usize);
             }
         }
         let _ = tile.origin_cm();

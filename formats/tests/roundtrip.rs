@@ -132,7 +132,8 @@ fn make_tile(tx: i32, ty: i32, z_origin: i32, pieces: Pieces, blockers: Vec<Bloc
 fn piece(patch: u16, c: f32, verts: &[(i32, i32)]) -> (PieceHeader, Vec<VertexFixed>) {
     let header = PieceHeader {
         patch: patch.into(),
-        vertex_count: (verts.len() as u16).into(),
+        vertex_count: verts.len() as u8,
+        flags: 0,
         plane_a: 0.125.into(),
         plane_b: (-0.5).into(),
         plane_c: c.into(),

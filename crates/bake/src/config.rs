@@ -68,6 +68,12 @@ impl BakeConfig {
         self.max_agent_radius_cm + crate::tolerance::HALO_SLACK_CM
     }
 
+    /// Headroom a cell needs to be walkable: the largest agent's full
+    /// height. [Units: cm]
+    pub fn headroom_cm(&self) -> f64 {
+        2.0 * self.max_agent_half_height_cm
+    }
+
     /// Checks every limit; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         let positive = |v: f64, name: &str| {

@@ -166,15 +166,6 @@ impl PreviousTile<'_> {
             .checked_add(pieces_len)
             .and_then(|end| self.blob.get(start..end))
             .unwrap_or(&[]);
-        let mut max_z_err_cm: f64 = 0.0;
-        let mut at = 0;
-        for _ in 0..pieces {
-            let Some(Ok((p, _))) = region.get(at..).map(PieceHeader::read_from_prefix) else {
-                break;
-            };
-            max_z_err_cm = max_z_err_cm.max(p.z_err_cm.get() as f64);
-            at += header + p.vertex_count.get() as usize * vertex;
-        }
         let regions_end = walksurf_format::BlobLayout::new(
             h.piece_lines.get(),
             h.pieces_len.get(),
@@ -182,7 +173,20 @@ impl PreviousTile<'_> {
             h.blocker_count.get(),
         )
         .map_or(0, |l| l.len());
-        let certificates = walksurf_format::cert_region(h, self.blob, regions_end).map_or(0, |(_, _, c, _)| c.len());
+        let (rest, patches) = walksurf_format::patch_table(h, self.blob, regions_end);
+        let mut max_z_err_cm: f64 = 0.0;
+        let mut cut_pieces = 0;
+        let mut at = 0;
+        for _ in 0..pieces {
+            let Some(Ok((p, _))) = region.get(at..).map(PieceHeader::read_from_prefix) else {
+                break;
+            };
+            max_z_err_cm = max_z_err_cm.max(p.z_err_cm.get() as f64);
+            let flags = patches.get(p.patch.get() as usize).map_or(0, |r| r.flags.get());
+            cut_pieces += usize::from(flags & walksurf_format::patch_flags::HEADROOM_CUT != 0);
+            at += header + p.vertex_count as usize * vertex;
+        }
+        let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(_, _, c, _)| c.len());
         TileStats {
             pieces,
             vertices,
@@ -190,6 +194,7 @@ impl PreviousTile<'_> {
             bytes: self.blob.len() + size_of::<TileHot>(),
             max_z_err_cm,
             certificates,
+            cut_pieces,
         }
     }
 }

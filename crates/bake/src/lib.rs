@@ -55,6 +55,15 @@ pub struct BakeReport {
     pub patches: usize,
     pub pieces: usize,
     pub piece_vertices: usize,
+    /// Pieces of headroom-cut patches (geometry above leaves a full-height
+    /// agent no room to stand; still real floor for every contact).
+    pub cut_pieces: usize,
+    /// Pieces the headroom cut split along cell lines, over the rebaked
+    /// tiles (the file does not record it, so reused tiles do not count).
+    pub split_pieces: usize,
+    /// Pieces the cut could not split (a part would not stay convex once
+    /// rounded): kept whole and cut, over the rebaked tiles.
+    pub unsplittable_pieces: usize,
     pub blockers: usize,
     /// Flat-floor certificates (cell × floor) the runtime's fast path uses.
     pub certificates: usize,
@@ -159,6 +168,8 @@ struct TileOut {
     patches: u32,
     residual_cm: f64,
     demoted: usize,
+    /// (split, unsplittable) pieces of the headroom cut; 0 for reused tiles.
+    cut: (usize, usize),
 }
 
 fn bake_in_pool(
@@ -240,6 +251,7 @@ fn bake_in_pool(
                     patches: old.hot.patch_count.get(),
                     residual_cm: 0.0,
                     demoted: old.demoted(),
+                    cut: (0, 0),
                 });
             }
             let mut tris = tris.clone();
@@ -251,9 +263,10 @@ fn bake_in_pool(
             laid.map(|(record, stats)| TileOut {
                 record,
                 stats,
-                patches: content.patch_count,
+                patches: content.patches.len() as u32,
                 residual_cm: content.max_residual_cm,
                 demoted: content.demoted_triangles,
+                cut: (content.split_pieces, content.unsplittable_pieces),
             })
         })
         .collect::<Result<_, _>>()?;
@@ -265,8 +278,11 @@ fn bake_in_pool(
         report.patches += t.patches as usize;
         report.max_patch_residual_cm = report.max_patch_residual_cm.max(t.residual_cm);
         report.demoted_triangles += t.demoted;
+        report.split_pieces += t.cut.0;
+        report.unsplittable_pieces += t.cut.1;
         report.pieces += t.stats.pieces;
         report.piece_vertices += t.stats.vertices;
+        report.cut_pieces += t.stats.cut_pieces;
         report.blockers += t.stats.blockers;
         report.certificates += t.stats.certificates;
         report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(t.stats.max_z_err_cm);

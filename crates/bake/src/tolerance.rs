@@ -6,9 +6,6 @@ pub const HALO_SLACK_CM: f64 = 8.0;
 pub const DEGENERATE_AREA2_CM2: f64 = 1e-6;
 /// Coordinates beyond this magnitude are refused. [Units: cm]
 pub const MAX_COORD_CM: f64 = 1.0e8;
-/// Slack added to a piece's z error bound for the runtime's own f64
-/// evaluation of the stored f32 plane. [Units: cm]
-pub const PLANE_EVAL_SLACK_CM: f64 = 1e-5;
 /// Triangles share one plane as a convex piece only when their normals lie
 /// within this of the group's first: then any contact normal on a crease
 /// between them is within 2× this of the piece's normal, well inside the
@@ -17,3 +14,11 @@ pub const FLAT_NORMAL_TOL_RAD: f64 = 2e-4;
 /// Extra inset a certified floor must have from its piece's edges: the
 /// runtime's edge band (quantisation of the piece's vertices). [Units: cm]
 pub const CERT_BAND_CM: f64 = 0.005;
+/// Headroom: geometry at most this high above a piece's plane is the
+/// piece's own edge or a coplanar neighbour (plane fits and quantisation
+/// differ by far less), not something over it. [Units: cm]
+pub const HEADROOM_TOUCH_CM: f64 = 1.0;
+/// Headroom: geometry within this of a piece's edge (XY) is beside the
+/// piece, not over it (quantisation of the piece's vertices is far less).
+/// [Units: cm]
+pub const HEADROOM_EDGE_CM: f64 = 0.01;

@@ -101,6 +101,7 @@ impl Surface {
             origin: tile.origin_cm(),
             quant: tile.quant(),
             tile,
+            path: self.precision_path(),
         }))
     }
 
@@ -136,7 +137,7 @@ impl Surface {
         let bottom = pos[2] - agent.half_height_cm - f.origin[2];
         let top = bottom + LINE_TRACE_ABOVE_CM;
         let lo = bottom - down_cm;
-        if let Some(z) = certified_line(&f, x, y, lo, top) {
+        if let Some(z) = certified_line(&f, x, y, lo, top)? {
             return match z {
                 Some((z, normal)) => self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], normal),
                 None => Ok(FloorOutcome::NoFloor),
@@ -144,11 +145,14 @@ impl Surface {
         }
         let q = f.query_box([x, y, lo - 1.0], [x, y, top + 1.0]);
         let mut hits = Hits::new();
-        let mut corrupt = false;
+        let mut failed = None;
         walk_result(visit(f.tile.piece_bvh, &q, |word| {
-            let Some(g) = f.tile.piece(word).and_then(|(h, v)| PieceGeom::load(h, v)) else {
-                corrupt = true;
-                return false;
+            let g = match f.piece_geom(word) {
+                Ok(g) => g,
+                Err(e) => {
+                    failed = Some(e);
+                    return false;
+                }
             };
             let z = g.a * x + g.b * y + g.k;
             match g.side(x, y) {
@@ -165,7 +169,7 @@ impl Surface {
         }))?;
         walk_result(visit(f.tile.blocker_bvh, &q, |i| {
             let Some(b) = f.tile.blockers.get(i as usize) else {
-                corrupt = true;
+                failed = Some(FallbackReason::MissingData);
                 return false;
             };
             let tri = load_blocker(b);
@@ -187,8 +191,8 @@ impl Surface {
             }
             true
         }))?;
-        if corrupt {
-            return Err(FallbackReason::MissingData);
+        if let Some(e) = failed {
+            return Err(e);
         }
         let Some(c) = hits.decide(0.0, top - lo)? else {
             return Ok(FloorOutcome::NoFloor);
@@ -218,7 +222,7 @@ impl Surface {
             pos[2] - half_seg - f.origin[2],
         ];
         let top_z = c[2] + 2.0 * half_seg;
-        if let Some(found) = certified_capsule(&f, c, r, top_z + r, down_cm) {
+        if let Some(found) = certified_capsule(&f, c, r, top_z + r, down_cm)? {
             return match found {
                 Some(best) => self.floor_hit(pos, best.t, f.to_world(best.point), best.normal),
                 None => Ok(FloorOutcome::NoFloor),
@@ -231,7 +235,7 @@ impl Surface {
         );
         let mut hits = Hits::new();
         let overlap = std::cell::Cell::new(false);
-        let mut corrupt = false;
+        let mut failed = None;
 
         // Overlap of the capsule at its start with a triangle.
         let check_overlap = |tri: [V3; 3], band: f64, hits: &mut Hits| {
@@ -258,11 +262,14 @@ impl Surface {
         };
 
         walk_result(visit(f.tile.piece_bvh, &q, |word| {
-            let Some(g) = f.tile.piece(word).and_then(|(h, v)| PieceGeom::load(h, v)) else {
-                corrupt = true;
-                return false;
+            let g = match f.piece_geom(word) {
+                Ok(g) => g,
+                Err(e) => {
+                    failed = Some(e);
+                    return false;
+                }
             };
-            let band = VERTEX_XY_ERR_CM + g.z_err + Z_MARGIN_CM;
+            let band = g.xy_err + g.z_err + Z_MARGIN_CM;
             // Wholly below where the sphere will be when a contact already
             // found happens: neither first contact nor overlap.
             let z_top = (0..g.n).map(|i| g.v(i)[2]).fold(f64::NEG_INFINITY, f64::max) + band;
@@ -303,7 +310,7 @@ impl Surface {
             // Every edge and vertex: two flat groups of one patch may meet at
             // a slight crease, where the edge is the first contact and neither
             // face's contact point lies inside its piece.
-            let e = PIECE_EDGE_ERR_CM + g.z_err;
+            let e = g.edge_err() + g.z_err;
             let mut at_start = false;
             for i in 0..g.n {
                 at_start |= push_edge_contact(&mut hits, c, r, g.v(i), g.v(i + 1), e);
@@ -328,7 +335,7 @@ impl Surface {
         narrow(&mut q, hits.bound());
         walk_result(visit_narrowing(f.tile.blocker_bvh, q, |i, q| {
             let Some(b) = f.tile.blockers.get(i as usize) else {
-                corrupt = true;
+                failed = Some(FallbackReason::MissingData);
                 return false;
             };
             let tri = load_blocker(b);
@@ -367,8 +374,8 @@ impl Surface {
             narrow(q, hits.bound());
             true
         }))?;
-        if corrupt {
-            return Err(FallbackReason::MissingData);
+        if let Some(e) = failed {
+            return Err(e);
         }
         if overlap.get() {
             return Err(FallbackReason::InitialOverlap);
@@ -447,52 +454,82 @@ fn clear_of_walls(f: &Frame<'_>, cert: &walksurf_format::Cert, x: f64, y: f64, r
 /// The fast path of a line trace: a certificate of the cell proves the
 /// column between its plane and `clear_z` is empty. `Some(Some((z,
 /// normal)))`: the floor; `Some(None)`: certainly no floor; `None`: the
-/// certificates decide nothing (take the full path).
-fn certified_line(f: &Frame<'_>, x: f64, y: f64, lo: f64, top: f64) -> Option<Option<(f64, V3)>> {
+/// certificates decide nothing (take the full path). `Err`: the Reference
+/// path cannot bound a certificate.
+fn certified_line(
+    f: &Frame<'_>,
+    x: f64,
+    y: f64,
+    lo: f64,
+    top: f64,
+) -> Result<Option<Option<(f64, V3)>>, FallbackReason> {
+    let Some(cell) = f.cert_cell(x, y) else {
+        return Ok(None);
+    };
     let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
-    for cert in f.certs_at(x, y) {
+    for cert in f.tile.certs_in_cell(cell.0, cell.1) {
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
-        let err = cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+        let Some(z_err) = f.cert_z_err(cert, cell, 0.0)? else {
+            return Ok(None);
+        };
+        let err = z_err + Z_MARGIN_CM;
         let z = a * x + b * y + k;
         if z + err <= top && best.is_none_or(|(bz, _, _)| z > bz) {
             best = Some((z, err, cert));
         }
     }
-    let (z, err, cert) = best?;
+    let Some((z, err, cert)) = best else {
+        return Ok(None);
+    };
     if top + Z_MARGIN_CM >= cert.clear_z.get() as f64 || err > MAX_CONTACT_ERR_CM || !clear_of_walls(f, cert, x, y, 0.0)
     {
-        return None;
+        return Ok(None);
     }
-    if z - err >= lo {
+    Ok(if z - err >= lo {
         Some(Some((z, plane_normal(cert.a.get() as f64, cert.b.get() as f64))))
     } else if z + err < lo {
         Some(None)
     } else {
         None
-    }
+    })
 }
 
 /// The fast path of a capsule floor: the capsule (bottom sphere centre `c`,
 /// radius `r`, top `top_z`) over a certified cell, clear of everything but
 /// the certified plane, meets only that plane. `None`: take the full path.
-fn certified_capsule(f: &Frame<'_>, c: V3, r: f64, top_z: f64, down: f64) -> Option<Option<Cand>> {
+/// `Err`: the Reference path cannot bound a certificate.
+fn certified_capsule(
+    f: &Frame<'_>,
+    c: V3,
+    r: f64,
+    top_z: f64,
+    down: f64,
+) -> Result<Option<Option<Cand>>, FallbackReason> {
+    let Some(cell) = f.cert_cell(c[0], c[1]) else {
+        return Ok(None);
+    };
     let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
-    for cert in f.certs_at(c[0], c[1]) {
+    for cert in f.tile.certs_in_cell(cell.0, cell.1) {
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
-        let err = cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
+        let Some(z_err) = f.cert_z_err(cert, cell, r)? else {
+            return Ok(None);
+        };
+        let err = z_err + Z_MARGIN_CM;
         let t = c[2] - (a * c[0] + b * c[1] + k) - r * (a * a + b * b + 1.0).sqrt();
         if t >= err && best.is_none_or(|(bt, _, _)| t < bt) {
             best = Some((t, err, cert));
         }
     }
-    let (t, err, cert) = best?;
+    let Some((t, err, cert)) = best else {
+        return Ok(None);
+    };
     if top_z + Z_MARGIN_CM >= cert.clear_z.get() as f64
         || err > MAX_CONTACT_ERR_CM
         || !clear_of_walls(f, cert, c[0], c[1], r)
     {
-        return None;
+        return Ok(None);
     }
-    if t + err <= down {
+    Ok(if t + err <= down {
         let (a, b) = (cert.a.get() as f64, cert.b.get() as f64);
         let normal = plane_normal(a, b);
         let centre = [c[0], c[1], c[2] - t];
@@ -506,7 +543,7 @@ fn certified_capsule(f: &Frame<'_>, c: V3, r: f64, top_z: f64, down: f64) -> Opt
         Some(None)
     } else {
         None
-    }
+    })
 }
 
 #[cfg(test)]

@@ -15,6 +15,10 @@
 //! ```
 //!
 //! A `Surface` is immutable, `Send + Sync`, and allocates nothing per query.
+//! Its one setting, [`PrecisionPath`], is chosen before it is shared:
+//! `Fast` (the default) reads each piece's stored z error bound, `Reference`
+//! recomputes it from the file's patch records on every use (slow; for
+//! checking that both decide alike).
 //! Never rewrite a mapped file in place: bakes replace it by rename, so a
 //! `Surface` over the old file keeps answering from the old generation.
 
@@ -29,12 +33,14 @@ mod bvh;
 mod cache;
 mod contact;
 mod find_floor;
+mod precision;
 mod query;
 mod sweep;
 mod tile_geom;
 mod tolerance;
 
 pub use cache::{QueryCache, QueryStats};
+pub use precision::PrecisionPath;
 pub use query::*;
 pub use walksurf_format::FormatError;
 
@@ -96,6 +102,7 @@ impl Backing {
 pub struct Surface {
     backing: Backing,
     layout: FileLayout,
+    precision: PrecisionPath,
 }
 
 impl std::fmt::Debug for Surface {
@@ -104,6 +111,7 @@ impl std::fmt::Debug for Surface {
             .field("bytes", &self.backing.bytes().len())
             .field("generation", &self.generation())
             .field("tiles", &self.tile_count())
+            .field("precision", &self.precision)
             .finish()
     }
 }
@@ -160,7 +168,11 @@ impl Surface {
 
     fn from_backing(backing: Backing) -> Result<Surface, FormatError> {
         let layout = FileView::parse(backing.bytes())?;
-        let s = Surface { backing, layout };
+        let s = Surface {
+            backing,
+            layout,
+            precision: PrecisionPath::default(),
+        };
         if s.view().is_none() {
             return Err(FormatError::Invalid("layout does not fit the bytes"));
         }
@@ -203,6 +215,18 @@ impl Surface {
     /// queries that need a precision bound fall back.
     pub fn precision_known(&self) -> bool {
         self.layout.precision_known
+    }
+
+    /// Where queries read piece error bounds: [`PrecisionPath::Fast`] (the
+    /// default) or [`PrecisionPath::Reference`]. Set it before sharing the
+    /// surface; queries only read it.
+    pub fn set_precision_path(&mut self, path: PrecisionPath) {
+        self.precision = path;
+    }
+
+    /// The current [`PrecisionPath`].
+    pub fn precision_path(&self) -> PrecisionPath {
+        self.precision
     }
 }
 

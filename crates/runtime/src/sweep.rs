@@ -85,7 +85,9 @@ impl Surface {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
         // The start's tile: read once, for the fast path and the full one.
         let home = self.home_frame(pos, None).ok().flatten();
-        if let Some(out) = home.as_ref().and_then(|f| certified_sweep(f, pos, delta, len, agent)) {
+        if let Some(f) = home.as_ref()
+            && let Some(out) = certified_sweep(f, pos, delta, len, agent)?
+        {
             return Ok(out);
         }
         let r = agent.radius_cm;
@@ -128,6 +130,7 @@ impl Surface {
                             origin: tile.origin_cm(),
                             quant: tile.quant(),
                             tile,
+                            path: self.precision_path(),
                         };
                         &other
                     }
@@ -149,19 +152,29 @@ impl Surface {
 /// cell's certificate covers the footprint of a capsule centred in it;
 /// the plane's height under the bottom sphere is linear along the move,
 /// so clearing it at both ends clears it everywhere.
-fn certified_sweep(f: &Frame<'_>, pos: [f64; 3], delta: [f64; 2], len: f64, agent: Agent) -> Option<SweepOutcome> {
+///
+/// `Err`: the Reference path cannot bound a certificate.
+fn certified_sweep(
+    f: &Frame<'_>,
+    pos: [f64; 3],
+    delta: [f64; 2],
+    len: f64,
+    agent: Agent,
+) -> Result<Option<SweepOutcome>, FallbackReason> {
     if len == 0.0 || len > CERT_CELL_CM {
-        return None;
+        return Ok(None);
     }
     let r = agent.radius_cm;
     let h = agent.half_height_cm - r;
     let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
-    let e = [c[0] + delta[0], c[1] + delta[1]];
+    let end = [c[0] + delta[0], c[1] + delta[1]];
     let cell = |v: f64| {
         let i = v / CERT_CELL_CM;
         (i >= 0.0 && i < CERT_CELLS as f64).then_some(i as usize)
     };
-    let (i0, j0, i1, j1) = (cell(c[0])?, cell(c[1])?, cell(e[0])?, cell(e[1])?);
+    let (Some(i0), Some(j0), Some(i1), Some(j1)) = (cell(c[0]), cell(c[1]), cell(end[0]), cell(end[1])) else {
+        return Ok(None);
+    };
     // The plane under the bottom sphere at the start: the highest one
     // it is above (as `find_floor`'s fast path picks it).
     let bottom = c[2] - h;
@@ -169,15 +182,25 @@ fn certified_sweep(f: &Frame<'_>, pos: [f64; 3], delta: [f64; 2], len: f64, agen
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
         bottom - (a * x + b * y + k) - r * (a * a + b * b + 1.0).sqrt()
     };
-    let err = |cert: &walksurf_format::Cert| cert.z_err_cm.get() as f64 + Z_MARGIN_CM;
-    let start = f
-        .tile
-        .certs_in_cell(i0, j0)
-        .iter()
-        .filter(|cert| clearance(cert, c[0], c[1]) > err(cert))
-        .min_by(|p, q| clearance(p, c[0], c[1]).total_cmp(&clearance(q, c[0], c[1])))?;
+    // The bound of a cell's certificate (`None`: do not use it).
+    let err = |cert: &walksurf_format::Cert, cell: (usize, usize)| {
+        f.cert_z_err(cert, cell, r).map(|e| e.map(|e| e + Z_MARGIN_CM))
+    };
+    let mut start: Option<(&walksurf_format::Cert, f64)> = None;
+    for cert in f.tile.certs_in_cell(i0, j0) {
+        let Some(e) = err(cert, (i0, j0))? else {
+            return Ok(None);
+        };
+        let cl = clearance(cert, c[0], c[1]);
+        if cl > e && start.is_none_or(|(_, best)| cl < best) {
+            start = Some((cert, cl));
+        }
+    }
+    let Some((start, _)) = start else {
+        return Ok(None);
+    };
     // The clearance is linear along the move: its smaller end bounds it.
-    let clear_min = clearance(start, c[0], c[1]).min(clearance(start, e[0], e[1]));
+    let clear_min = clearance(start, c[0], c[1]).min(clearance(start, end[0], end[1]));
     let top = c[2] + h + r + Z_MARGIN_CM;
     let same_plane = |cert: &&walksurf_format::Cert| {
         cert.a.get().to_bits() == start.a.get().to_bits()
@@ -186,25 +209,32 @@ fn certified_sweep(f: &Frame<'_>, pos: [f64; 3], delta: [f64; 2], len: f64, agen
     };
     for j in j0.min(j1)..=j0.max(j1) {
         for i in i0.min(i1)..=i0.max(i1) {
-            let cert = f.tile.certs_in_cell(i, j).iter().find(same_plane)?;
+            let Some(cert) = f.tile.certs_in_cell(i, j).iter().find(same_plane) else {
+                return Ok(None);
+            };
             // (Each cell's certificate bounds the plane's error there.)
-            if clear_min <= err(cert) || top >= cert.clear_z.get() as f64 {
-                return None;
+            let Some(e) = err(cert, (i, j))? else {
+                return Ok(None);
+            };
+            if clear_min <= e || top >= cert.clear_z.get() as f64 {
+                return Ok(None);
             }
-            let walls = f.tile.cert_walls_of(cert)?;
+            let Some(walls) = f.tile.cert_walls_of(cert) else {
+                return Ok(None);
+            };
             for w in walls {
                 let (w0, w1) = (
                     [w.x0.get() as f64, w.y0.get() as f64],
                     [w.x1.get() as f64, w.y1.get() as f64],
                 );
                 let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
-                if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], e, w0, w1) > need * need) {
-                    return None;
+                if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], end, w0, w1) > need * need) {
+                    return Ok(None);
                 }
             }
         }
     }
-    Some(SweepOutcome::Clear)
+    Ok(Some(SweepOutcome::Clear))
 }
 
 /// Distance² between two XY segments (0 when they cross).
@@ -322,7 +352,7 @@ struct Poly<const N: usize> {
 
 /// A piece's plane: normal, a point on it (relative to the capsule centre)
 /// and error bounds — all the plane rejection needs, before any vertex is
-/// read.
+/// read (on the Fast precision path; Reference reads them for the bound).
 struct PiecePlane {
     a: f64,
     b: f64,
@@ -335,26 +365,24 @@ struct PiecePlane {
 }
 
 impl PiecePlane {
-    fn new(header: &PieceHeader, c: V3) -> Option<PiecePlane> {
+    /// The plane of `header`, whose z error bound is `z_err` (from
+    /// [`Frame::piece_z_err`]); `None` if it is corrupt.
+    fn new(header: &PieceHeader, z_err: f64, c: V3) -> Option<PiecePlane> {
         let (a, b, k) = (
             header.plane_a.get() as f64,
             header.plane_b.get() as f64,
             header.plane_c.get() as f64,
         );
-        let z_err = header.z_err_cm.get() as f64;
         if ![a, b, k, z_err].iter().all(|v| v.is_finite()) || z_err < 0.0 {
             return None;
         }
-        // A vertex is off by at most VERTEX_XY_ERR sideways, which along a
-        // plane of slope |∇z| is VERTEX_XY_ERR·√(1 + |∇z|²) in 3-D; the
+        // The boundary is off by at most its XY error sideways, which along
+        // a plane of slope |∇z| is that times √(1 + |∇z|²) in 3-D; the
         // plane itself is off by at most z_err vertically (so at most that
-        // along its normal). The polygon's boundary lies within
-        // VERTEX_XY_ERR of the source's (the bake's convexity fix only drops
-        // vertices that quantisation made reflex: each lies within that of
-        // the new edge).
+        // along its normal).
         let stretch = (1.0 + a * a + b * b).sqrt();
         let e_face = z_err + SWEEP_EVAL_SLACK_CM;
-        let band = VERTEX_XY_ERR_CM * stretch + SWEEP_EVAL_SLACK_CM;
+        let band = crate::tile_geom::piece_xy_err(header) * stretch + SWEEP_EVAL_SLACK_CM;
         Some(PiecePlane {
             a,
             b,
@@ -821,14 +849,21 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
         [c[0].max(ex) + m, c[1].max(ey) + m, c[2] + q.h + m],
     );
     let world = add(c, f.origin);
-    let mut corrupt = false;
+    let mut failed = None;
     walk_result(visit(f.tile.piece_bvh, &qbox, |word| {
         let Some((header, verts)) = f.tile.piece(word) else {
-            corrupt = true;
+            failed = Some(FallbackReason::MissingData);
             return false;
         };
-        let Some(pl) = PiecePlane::new(header, c) else {
-            corrupt = true;
+        let z_err = match f.piece_z_err(header, verts) {
+            Ok(z_err) => z_err,
+            Err(e) => {
+                failed = Some(e);
+                return false;
+            }
+        };
+        let Some(pl) = PiecePlane::new(header, z_err, c) else {
+            failed = Some(FallbackReason::MissingData);
             return false;
         };
         // Most pieces near a walking agent are the floor it hovers over.
@@ -841,7 +876,9 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
         } else {
             piece_leaf::<MAX_PIECE_VERTICES>(&pl, verts, c, q, world, acc)
         };
-        corrupt |= !ok;
+        if !ok {
+            failed = Some(FallbackReason::MissingData);
+        }
         ok
     }))?;
     walk_result(visit(f.tile.blocker_bvh, &qbox, |i| {
@@ -857,15 +894,15 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
                 true
             }
             None => {
-                corrupt = true;
+                failed = Some(FallbackReason::MissingData);
                 false
             }
         }
     }))?;
-    if corrupt {
-        return Err(FallbackReason::MissingData);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// One primitive's say: start overlap, then `lo`, `hi` and the nominal

@@ -4,6 +4,7 @@
 
 use crate::bvh::{QBox, Walk};
 use crate::contact::*;
+use crate::precision::{PrecisionPath, cert_z_err_reference, piece_z_err_reference};
 use crate::query::FallbackReason;
 use crate::tolerance::*;
 use walksurf_format::{
@@ -24,9 +25,11 @@ pub(crate) struct Frame<'a> {
     pub tile: TileView<'a>,
     pub origin: [f64; 3],
     pub quant: TileQuant,
+    /// Where this query reads error bounds (the surface's setting).
+    pub path: PrecisionPath,
 }
 
-impl Frame<'_> {
+impl<'a> Frame<'a> {
     pub fn query_box(&self, lo: V3, hi: V3) -> QBox {
         QBox::new(
             [
@@ -46,16 +49,55 @@ impl Frame<'_> {
         add(p, self.origin)
     }
 
-    /// The flat-floor certificates of the cell holding `(x, y)` (frame cm);
-    /// empty outside the tile square or when the tile has none.
+    /// The certificate cell holding `(x, y)` (frame cm); `None` outside the
+    /// tile square.
     #[inline]
-    pub fn certs_at(&self, x: f64, y: f64) -> &[Cert] {
+    pub fn cert_cell(&self, x: f64, y: f64) -> Option<(usize, usize)> {
         let n = CERT_CELLS as f64;
         let (i, j) = (x / CERT_CELL_CM, y / CERT_CELL_CM);
-        if !(i >= 0.0 && j >= 0.0 && i < n && j < n) {
-            return &[];
+        (i >= 0.0 && j >= 0.0 && i < n && j < n).then_some((i as usize, j as usize))
+    }
+
+    /// A piece read in place, with its z error bound from this query's
+    /// precision path. `MissingData`: corrupt; `PrecisionBudget`: Reference
+    /// found no precision block for it.
+    #[inline]
+    pub fn piece_geom(&self, word: u32) -> Result<PieceGeom<'a>, FallbackReason> {
+        let (header, verts) = self.tile.piece(word).ok_or(FallbackReason::MissingData)?;
+        let z_err = self.piece_z_err(header, verts)?;
+        PieceGeom::load(header, verts, z_err).ok_or(FallbackReason::MissingData)
+    }
+
+    /// A piece's z error bound [cm]: its slot (Fast) or recomputed from its
+    /// patch record (Reference). Not validated (the caller does).
+    #[inline]
+    pub fn piece_z_err(&self, header: &PieceHeader, verts: &[VertexFixed]) -> Result<f64, FallbackReason> {
+        match self.path {
+            PrecisionPath::Fast => Ok(header.z_err_cm.get() as f64),
+            PrecisionPath::Reference => piece_z_err_reference(self.tile.patches, header, verts),
         }
-        self.tile.certs_in_cell(i as usize, j as usize)
+    }
+
+    /// A certificate's z error bound [cm] for a query centred in `cell`
+    /// that reaches `r` around its centre: the stored copy (Fast) or the
+    /// bound of the pieces it certifies there, recomputed (Reference).
+    /// `Ok(None)`: none to recompute from, do not use the certificate.
+    #[inline]
+    pub fn cert_z_err(&self, cert: &Cert, cell: (usize, usize), r: f64) -> Result<Option<f64>, FallbackReason> {
+        match self.path {
+            PrecisionPath::Fast => Ok(Some(cert.z_err_cm.get() as f64)),
+            PrecisionPath::Reference => cert_z_err_reference(self, cert, cell, r),
+        }
+    }
+}
+
+/// How far a piece's boundary may lie from the true one (XY).
+#[inline]
+pub(crate) fn piece_xy_err(header: &PieceHeader) -> f64 {
+    if header.flags & walksurf_format::piece_flags::CUT_CROSSINGS != 0 {
+        PIECE_CUT_XY_ERR_CM
+    } else {
+        PIECE_XY_ERR_CM
     }
 }
 
@@ -68,16 +110,19 @@ pub(crate) struct PieceGeom<'a> {
     pub b: f64,
     pub k: f64,
     pub z_err: f64,
+    /// Largest XY distance of the boundary from the true one.
+    pub xy_err: f64,
 }
 
 impl<'a> PieceGeom<'a> {
-    pub fn load(header: &PieceHeader, verts: &'a [VertexFixed]) -> Option<PieceGeom<'a>> {
+    /// The piece with z error bound `z_err` (from [`Frame::piece_z_err`]);
+    /// `None` if it is corrupt.
+    pub fn load(header: &PieceHeader, verts: &'a [VertexFixed], z_err: f64) -> Option<PieceGeom<'a>> {
         let (a, b, k) = (
             header.plane_a.get() as f64,
             header.plane_b.get() as f64,
             header.plane_c.get() as f64,
         );
-        let z_err = header.z_err_cm.get() as f64;
         if verts.len() < 3
             || verts.len() > MAX_PIECE_VERTICES
             || ![a, b, k, z_err].iter().all(|v| v.is_finite())
@@ -92,7 +137,16 @@ impl<'a> PieceGeom<'a> {
             b,
             k,
             z_err,
+            xy_err: piece_xy_err(header),
         })
+    }
+
+    /// Largest distance of a stored vertex from the true boundary, besides
+    /// the z error bound: its XY error and the z that makes on a walkable
+    /// plane (slope < 1).
+    #[inline]
+    pub fn edge_err(&self) -> f64 {
+        self.xy_err * std::f64::consts::SQRT_2
     }
 
     /// Vertex `i` (taken modulo the vertex count) in fixed-point units.

@@ -13,11 +13,15 @@ pub const EDGE_BAND_CM: f64 = 0.005;
 pub const VERTEX_XY_ERR_CM: f64 = 0.5 * std::f64::consts::SQRT_2 / VERTEX_STEPS_PER_CM;
 /// Largest Z error of a stored blocker vertex. [Units: cm]
 pub const VERTEX_Z_ERR_CM: f64 = 0.5 / VERTEX_STEPS_PER_CM;
-/// Largest distance of a stored piece vertex from the true one, besides the
-/// piece's own z error bound: XY quantisation, and the z that XY error makes
-/// on a walkable plane (slope < 1). The bake moves no edge otherwise (a
-/// triangle that would need it is kept exact as a blocker). [Units: cm]
-pub const PIECE_EDGE_ERR_CM: f64 = VERTEX_XY_ERR_CM * std::f64::consts::SQRT_2;
+/// Largest XY distance of a piece's boundary from the true one: vertex
+/// quantisation. The bake moves no edge otherwise (a triangle that would
+/// need it is kept exact as a blocker)... [Units: cm]
+pub const PIECE_XY_ERR_CM: f64 = VERTEX_XY_ERR_CM;
+/// ...but for a piece flagged `CUT_CROSSINGS`: the points where the
+/// headroom cut crosses an edge are rounded once more
+/// (`walksurf_format::MAX_PIECE_EDGE_DEV_CM`). [Units: cm]
+pub const PIECE_CUT_XY_ERR_CM: f64 = walksurf_format::MAX_PIECE_EDGE_DEV_CM;
+
 /// Extra margin on every distance comparison beyond the stored error bounds
 /// (f64 rounding of world ↔ tile coordinates far from the origin). [Units: cm]
 pub const Z_MARGIN_CM: f64 = 0.001;

@@ -5,7 +5,7 @@
 //! its corpus generated once ([`level`]) for both modes.
 //!
 //! Asserts, per level:
-//! * line trace (`<level>`): no answer disagrees with the oracle (DESIGN §2)
+//! * line trace (`line::<level>`): no answer disagrees with the oracle (DESIGN §2)
 //!   and ground queries (default `down`) are answered at least 90% of the
 //!   time;
 //! * capsule (`capsule::<level>`): no answer disagrees with the oracle's
@@ -17,6 +17,7 @@
 //!
 //! Skips with a notice when the folder is absent; fails when `CI=true`.
 
+#[macro_use]
 mod common;
 
 use common::*;
@@ -209,33 +210,9 @@ fn check_level(file: &str) {
     );
 }
 
-macro_rules! level_tests {
-    ($($name:ident => $file:literal,)*) => {
-        $(
-            #[test]
-            fn $name() {
-                check_level($file);
-            }
-        )*
-    };
-}
-
-level_tests! {
-    avian_character_controller_demo => "avian_character_controller_demo.glb",
-    godot_level_mesh => "godot_level_mesh.obj",
-    godot_zdm2 => "godot_zdm2.glb",
-    landmass_dungeon => "landmass_dungeon.glb",
-    landmass_playground_scene_1 => "landmass_playground.glb",
-    navcat_bridges => "navcat_bridges.glb",
-    navcat_crowd_simulation_stress_test => "navcat_crowd-simulation-stress-test.glb",
-    navcat_dungeon => "navcat_dungeon.gltf",
-    navcat_lowpoly_fps_tdm => "navcat_lowpoly__fps__tdm__game__map_by_resoforge.glb",
-    navcat_nav_test => "navcat_nav-test.glb",
-    navcat_proto_level => "navcat_proto-level.glb",
-    navcat_tower_big_without_navmesh => "navcat_tower-big.glb",
-    recast_dungeon => "recast_dungeon.obj",
-    recast_nav_test => "recast_nav_test.obj",
-    recast_undulating => "recast_undulating.obj",
+/// Line trace, per level.
+mod line {
+    shared_level_list!(per_level!(check_level));
 }
 
 /// Compares the runtime's capsule `find_floor` with the oracle's capsule
@@ -328,35 +305,7 @@ fn check_level_capsule(file: &str) {
 }
 
 /// Capsule mode on every level (tests `capsule::<level>`).
+/// Capsule mode, per level.
 mod capsule {
-    use super::check_level_capsule;
-
-    macro_rules! capsule_tests {
-        ($($name:ident => $file:literal,)*) => {
-            $(
-                #[test]
-                fn $name() {
-                    check_level_capsule($file);
-                }
-            )*
-        };
-    }
-
-    capsule_tests! {
-        avian_character_controller_demo => "avian_character_controller_demo.glb",
-        godot_level_mesh => "godot_level_mesh.obj",
-        godot_zdm2 => "godot_zdm2.glb",
-        landmass_dungeon => "landmass_dungeon.glb",
-        landmass_playground_scene_1 => "landmass_playground.glb",
-        navcat_bridges => "navcat_bridges.glb",
-        navcat_crowd_simulation_stress_test => "navcat_crowd-simulation-stress-test.glb",
-        navcat_dungeon => "navcat_dungeon.gltf",
-        navcat_lowpoly_fps_tdm => "navcat_lowpoly__fps__tdm__game__map_by_resoforge.glb",
-        navcat_nav_test => "navcat_nav-test.glb",
-        navcat_proto_level => "navcat_proto-level.glb",
-        navcat_tower_big_without_navmesh => "navcat_tower-big.glb",
-        recast_dungeon => "recast_dungeon.obj",
-        recast_nav_test => "recast_nav_test.obj",
-        recast_undulating => "recast_undulating.obj",
-    }
+    shared_level_list!(per_level!(check_level_capsule));
 }

@@ -567,7 +567,8 @@ fn convex_overlap_area(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
     signed(&poly).abs()
 }
 
-fn xy_box(p: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
+/// The XY box of points given as `[x, y, ...]`.
+pub(crate) fn xy_box<const N: usize>(p: &[[f64; N]]) -> ([f64; 2], [f64; 2]) {
     let mut lo = [f64::INFINITY; 2];
     let mut hi = [f64::NEG_INFINITY; 2];
     for v in p {

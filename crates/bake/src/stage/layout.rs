@@ -9,11 +9,11 @@
 use crate::error::BakeError;
 use crate::stage::certificates::{CertPrim, certificates};
 use crate::stage::tiling::TileContent;
-use crate::tolerance::{CERT_BAND_CM, PLANE_EVAL_SLACK_CM};
+use crate::tolerance::CERT_BAND_CM;
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
-    BVH_EMPTY, Blocker, BvhLine, BvhNode, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed, align_up,
-    from_fixed, to_fixed,
+    BVH_EMPTY, Blocker, BvhLine, BvhNode, PatchRecord, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed,
+    align_up, from_fixed, patch_flags, piece_z_err_cm, round_up_f32, to_fixed,
 };
 
 /// A box to put in a BVH and the leaf value it stands for.
@@ -36,6 +36,8 @@ pub struct TileStats {
     pub max_z_err_cm: f64,
     /// Flat-floor certificates (cells × floors).
     pub certificates: usize,
+    /// Pieces of headroom-cut patches.
+    pub cut_pieces: usize,
 }
 
 /// Lays out one tile.
@@ -82,26 +84,46 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     let mut piece_planes = Vec::with_capacity(tile.pieces.len());
     let mut items = Vec::with_capacity(tile.pieces.len());
     let mut stats = TileStats::default();
-    if tile.patch_count > u16::MAX as u32 {
+    if tile.patches.len() > u16::MAX as usize {
         return Err(err("more than 65535 patches in one tile"));
     }
+    // The patch table: each patch's precision block and headroom state.
+    let patch_table: Vec<PatchRecord> = tile
+        .patches
+        .iter()
+        .map(|p| PatchRecord {
+            plane_a: p.plane[0].into(),
+            plane_b: p.plane[1].into(),
+            plane_c: (p.plane[2] - z_origin).into(),
+            fit_err_cm: round_up_f32(p.fit_err_cm).into(),
+            edge_dev_cm: round_up_f32(p.edge_dev_cm).into(),
+            cut_dev_cm: round_up_f32(p.cut_dev_cm).into(),
+            flags: (if p.cut { patch_flags::HEADROOM_CUT } else { 0 }).into(),
+            reserved: [0.into(); 2],
+        })
+        .collect();
     for p in &tile.pieces {
-        let c_rel = p.plane[2] - z_origin;
-        let (a32, b32, c32) = (p.plane[0] as f32, p.plane[1] as f32, c_rel as f32);
-        let mut z_err: f64 = 0.0;
+        let record = patch_table
+            .get(p.patch as usize)
+            .ok_or_else(|| err("a piece refers to a patch the tile does not have"))?;
+        let exact = [record.plane_a.get(), record.plane_b.get(), record.plane_c.get()];
+        let (a32, b32, c32) = (exact[0] as f32, exact[1] as f32, exact[2] as f32);
         let mut lo = [f64::INFINITY; 3];
         let mut hi = [f64::NEG_INFINITY; 3];
         for v in &p.vertices {
             let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
-            let stored = a32 as f64 * x + b32 as f64 * y + c32 as f64;
-            let exact = p.plane[0] * x + p.plane[1] * y + c_rel;
-            z_err = z_err.max((stored - exact).abs());
-            for (k, val) in [x, y, exact].into_iter().enumerate() {
+            let z = exact[0] * x + exact[1] * y + exact[2];
+            for (k, val) in [x, y, z].into_iter().enumerate() {
                 lo[k] = lo[k].min(val);
                 hi[k] = hi[k].max(val);
             }
         }
-        let z_err = z_err + p.plane_err_cm + PLANE_EVAL_SLACK_CM;
+        let z_err = piece_z_err_cm(
+            [a32, b32, c32],
+            exact,
+            record.fit_err_cm.get(),
+            p.vertices.iter().copied(),
+        ) as f64;
         piece_planes.push(([a32 as f64, b32 as f64, c32 as f64], z_err as f32 as f64));
         lo[2] -= z_err;
         hi[2] += z_err;
@@ -110,7 +132,12 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         items.push(BvhItem { lo, hi, leaf: word });
         let header = PieceHeader {
             patch: (p.patch as u16).into(),
-            vertex_count: (p.vertices.len() as u16).into(),
+            vertex_count: p.vertices.len() as u8,
+            flags: if p.cut_crossings {
+                walksurf_format::piece_flags::CUT_CROSSINGS
+            } else {
+                0
+            },
             plane_a: a32.into(),
             plane_b: b32.into(),
             plane_c: c32.into(),
@@ -193,6 +220,10 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         blob.extend_from_slice(cert_walls.as_bytes());
     }
     stats.certificates = certs.len();
+    if !patch_table.is_empty() {
+        flags |= walksurf_format::tile_flags::HAS_PATCHES;
+        blob.extend_from_slice(patch_table.as_bytes());
+    }
 
     let hot = TileHot {
         tile_x: tile.tile_x.into(),
@@ -207,13 +238,18 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         blocker_lines: (blocker_bvh.len() as u32).into(),
         blocker_count: (blockers.len() as u32).into(),
         input_hash: tile.input_hash.into(),
-        patch_count: tile.patch_count.into(),
+        patch_count: (tile.patches.len() as u32).into(),
         flags: flags.into(),
     };
     if blob.len() > u32::MAX as usize {
         return Err(err("tile data larger than 4 GiB"));
     }
     stats.pieces = tile.pieces.len();
+    stats.cut_pieces = tile
+        .pieces
+        .iter()
+        .filter(|p| tile.patches[p.patch as usize].cut)
+        .count();
     stats.blockers = blockers.len();
     stats.bytes = blob.len() + size_of::<TileHot>();
     Ok((TileRecordInput { hot, blob }, stats))

@@ -2,8 +2,10 @@
 
 pub mod certificates;
 pub mod classify;
+pub mod contour;
 pub mod convex_partition;
 pub mod coplanar_merge;
+pub mod grid;
 pub mod ingest;
 pub mod layout;
 pub mod tiling;

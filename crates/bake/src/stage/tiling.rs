@@ -17,8 +17,10 @@
 
 use crate::config::BakeConfig;
 use crate::stage::classify::{Classes, TriClass};
+use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
-use crate::stage::coplanar_merge::{coplanar_merge, flat_groups};
+use crate::stage::coplanar_merge::flat_groups;
+use crate::stage::grid::headroom_masks;
 use crate::stage::ingest::Mesh;
 use rayon::prelude::*;
 use walksurf_format::{TILE_SIZE_CM, to_fixed};
@@ -26,7 +28,8 @@ use walksurf_format::{TILE_SIZE_CM, to_fixed};
 /// One convex piece of a tile, in tile-relative fixed point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Piece {
-    /// Local patch index within the tile.
+    /// The tile's patch (a flat group's walkable or headroom-cut part; the
+    /// flat group itself before the cut).
     pub patch: u32,
     /// CCW vertices, fixed point relative to the tile origin.
     pub vertices: Vec<[i32; 2]>,
@@ -39,6 +42,8 @@ pub struct Piece {
     /// Bit i: edge i → i+1 continues into more walkable surface of the same
     /// patch (a shared edge or a tile cut).
     pub interior_edges: u32,
+    /// Some vertex is a rounded crossing of the headroom cut with an edge.
+    pub cut_crossings: bool,
 }
 
 /// A triangle the tile does not represent as a piece.
@@ -57,7 +62,12 @@ pub struct TileContent {
     pub tile_y: i32,
     pub pieces: Vec<Piece>,
     pub blockers: Vec<BlockerTri>,
-    pub patch_count: u32,
+    /// Indexed by [`Piece::patch`].
+    pub patches: Vec<PatchInfo>,
+    /// Pieces split by the headroom cut, and pieces that could not be split
+    /// (kept whole, cut).
+    pub split_pieces: usize,
+    pub unsplittable_pieces: usize,
     /// Largest patch fit residual in the tile. [Units: cm]
     pub max_residual_cm: f64,
     /// Hash of the parameters and every triangle the tile was derived from.
@@ -214,7 +224,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 12;
+pub const TILE_PIPELINE_VERSION: u32 = 13;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -288,7 +298,6 @@ pub fn build_tile_hashed(
     let origin = [tile_x as f64 * TILE_SIZE_CM, tile_y as f64 * TILE_SIZE_CM];
     let halo = config.tile_halo_cm();
 
-    let patches = coplanar_merge(mesh, classes, tris, config);
     let flats = flat_groups(mesh, classes, tris, config);
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
@@ -303,7 +312,7 @@ pub fn build_tile_hashed(
     };
     // Walkable surface: each flat group's triangles, clipped and quantised,
     // merged into convex pieces on the group's plane.
-    for group in &flats.patches {
+    for (group_index, group) in flats.patches.iter().enumerate() {
         let mut polys = Vec::with_capacity(group.triangles.len());
         for &pos in &group.triangles {
             let t = tris[pos as usize];
@@ -316,19 +325,16 @@ pub fn build_tile_hashed(
                 }
             }
         }
-        let Some(&first) = group.triangles.first() else {
-            continue;
-        };
         let [a, b, c] = group.plane;
         let plane = [a, b, c + a * origin[0] + b * origin[1]];
-        let patch = patches.patch_of[first as usize];
         for (vertices, interior_edges) in merge_convex(polys) {
             pieces.push(Piece {
-                patch,
+                patch: group_index as u32,
                 vertices,
                 plane,
                 plane_err_cm: group.residual_cm,
                 interior_edges,
+                cut_crossings: false,
             });
         }
     }
@@ -345,13 +351,18 @@ pub fn build_tile_hashed(
             blockers.push(blocker(t, v));
         }
     }
+    // Headroom: the grid of each piece, then the cut along its cells.
+    let masks = headroom_masks(&pieces, &blockers, origin, config.headroom_cm());
+    let (pieces, patches, cut) = headroom_cut(pieces, &masks);
     let max_residual = flats.patches.iter().map(|p| p.residual_cm).fold(0.0, f64::max);
     TileContent {
         tile_x,
         tile_y,
         pieces,
         blockers,
-        patch_count: patches.patches.len() as u32,
+        patches,
+        split_pieces: cut.split,
+        unsplittable_pieces: cut.unsplittable,
         max_residual_cm: max_residual,
         input_hash,
         demoted_triangles: demoted,

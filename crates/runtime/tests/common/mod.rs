@@ -584,6 +584,47 @@ pub fn capsule_grid_queries(
     out
 }
 
+// Test-name lists over the shared levels (macros must come before the
+// modules that use them: `#[macro_use] mod common;`).
+
+/// Calls `$callback!($($arg)*; name => file, ...)` with every shared level
+/// (the one list the per-level tests and [`COVERED`] are made from).
+#[allow(unused_macros)]
+macro_rules! shared_level_list {
+    ($callback:ident!($($arg:tt)*)) => {
+        $callback! { $($arg)*;
+            avian_character_controller_demo => "avian_character_controller_demo.glb",
+            godot_level_mesh => "godot_level_mesh.obj",
+            godot_zdm2 => "godot_zdm2.glb",
+            landmass_dungeon => "landmass_dungeon.glb",
+            landmass_playground_scene_1 => "landmass_playground.glb",
+            navcat_bridges => "navcat_bridges.glb",
+            navcat_crowd_simulation_stress_test => "navcat_crowd-simulation-stress-test.glb",
+            navcat_dungeon => "navcat_dungeon.gltf",
+            navcat_lowpoly_fps_tdm => "navcat_lowpoly__fps__tdm__game__map_by_resoforge.glb",
+            navcat_nav_test => "navcat_nav-test.glb",
+            navcat_proto_level => "navcat_proto-level.glb",
+            navcat_tower_big_without_navmesh => "navcat_tower-big.glb",
+            recast_dungeon => "recast_dungeon.obj",
+            recast_nav_test => "recast_nav_test.obj",
+            recast_undulating => "recast_undulating.obj",
+        }
+    };
+}
+
+/// One test per level, `$check(file)`.
+#[allow(unused_macros)]
+macro_rules! per_level {
+    ($check:ident; $($name:ident => $file:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                super::$check($file);
+            }
+        )*
+    };
+}
+
 /// Every level of the folder and the settings PROVENANCE.md documents for
 /// it: `(file, glTF scene, excluded node globs)`. All are Y-up metres.
 pub const SHARED_LEVELS: &[(&str, Option<usize>, &[&str])] = &[

@@ -1,0 +1,1034 @@
+//! Stage 5, contour: the headroom cut and the rings.
+//!
+//! [`headroom_cut`] splits every piece whose cells are partly blocked
+//! ([`crate::stage::grid`]) along the cell lines between walkable and
+//! blocked cells, merges each side back into convex pieces, and gives each
+//! flat group up to two patches: its walkable part and its cut part. A
+//! piece vertex where a cell line crosses a true edge is that crossing
+//! rounded once to the fixed-point grid (computed from the original edge,
+//! so neighbouring fragments share it exactly): the boundary moves by no
+//! more than the vertex quantisation. The cut itself follows cell lines, on
+//! the blocked side of nothing: a walkable patch never reaches into a
+//! blocked cell, so it lies within one cell diagonal inside the true
+//! headroom boundary (recorded as the patch's `cut_dev_cm`).
+//!
+//! [`rings`] turns one patch's pieces back into its boundary: closed loops,
+//! outer ones counter-clockwise, holes clockwise, T-junctions split.
+//! [`check_rings`] validates them with exact integer predicates.
+
+use crate::stage::convex_partition::{Polygon, area2, merge_convex};
+use crate::stage::grid::CellMask;
+use crate::stage::tiling::{Piece, orient_i};
+use std::collections::{HashMap, HashSet};
+use walksurf_format::{CELL_SIZE_CM, VERTEX_STEPS_PER_CM};
+
+/// Fixed-point units per cell edge (exact: 20 · 1024).
+const CELL_FIXED: i64 = (CELL_SIZE_CM * VERTEX_STEPS_PER_CM) as i64;
+
+/// One patch of a tile: a flat group's walkable part or its cut part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatchInfo {
+    /// The flat group (tile-local) the patch belongs to.
+    pub group: u32,
+    /// Geometry above leaves less than the headroom over its cells.
+    pub cut: bool,
+    /// How far a piece vertex on a true edge may lie from it. [Units: cm]
+    pub edge_dev_cm: f64,
+    /// How far an edge made by the cut may lie from where headroom truly
+    /// ends (0: the patch has no such edge). [Units: cm]
+    pub cut_dev_cm: f64,
+    /// The group's plane and fit residual (as its pieces carry them).
+    pub plane: [f64; 3],
+    pub fit_err_cm: f64,
+}
+
+/// What the cut did in one tile.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CutStats {
+    /// Pieces split along cell lines.
+    pub split: usize,
+    /// Pieces whose split could not be represented (a fragment stopped
+    /// being convex once rounded): kept whole and counted as cut, with
+    /// every piece of their flat group that has a blocked cell.
+    pub unsplittable: usize,
+}
+
+/// Splits pieces by their masks; renumbers `patch` from flat group to the
+/// tile's patch index. Returns the pieces (in a deterministic order) and
+/// the patch table.
+pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<PatchInfo>, CutStats) {
+    let mut stats = CutStats::default();
+    let cuts = cut_groups(&pieces, masks, &mut stats);
+    // Each piece's parts: (polygon, cut), and how far its true edges and
+    // its cut edges may lie from the truth (0: no cut edge).
+    let mut parts: Vec<Parts> = Vec::with_capacity(pieces.len());
+    for (piece, cut) in pieces.iter().zip(cuts) {
+        parts.push(match cut {
+            Cut::Whole(state) => (vec![(piece.vertices.clone(), state)], EDGE_DEV_CM, 0.0),
+            Cut::Widened(poly, state) => (vec![(poly, state)], EDGE_SPLIT_DEV_CM, 0.0),
+            Cut::Split(walk, cut) => {
+                stats.split += 1;
+                let tagged = walk
+                    .into_iter()
+                    .map(|p| (p, false))
+                    .chain(cut.into_iter().map(|p| (p, true)));
+                (tagged.collect(), EDGE_SPLIT_DEV_CM, CUT_DEV_CELLS_CM)
+            }
+        });
+    }
+    // Patches in order of first appearance; a patch that holds fragments
+    // of a split is merged again as a whole (fragments of neighbouring
+    // pieces join across the lines they were cut along).
+    let mut patches: Vec<PatchInfo> = Vec::new();
+    let mut members: Vec<(Vec<Polygon>, &Piece)> = Vec::new();
+    let mut index: HashMap<(u32, bool), usize> = HashMap::new();
+    for (piece, (list, edge_dev, cut_dev)) in pieces.iter().zip(parts) {
+        for (poly, cut) in list {
+            let k = *index.entry((piece.patch, cut)).or_insert_with(|| {
+                patches.push(PatchInfo {
+                    group: piece.patch,
+                    cut,
+                    edge_dev_cm: EDGE_DEV_CM,
+                    cut_dev_cm: 0.0,
+                    plane: piece.plane,
+                    fit_err_cm: piece.plane_err_cm,
+                });
+                members.push((Vec::new(), piece));
+                patches.len() - 1
+            });
+            patches[k].edge_dev_cm = patches[k].edge_dev_cm.max(edge_dev);
+            patches[k].cut_dev_cm = patches[k].cut_dev_cm.max(cut_dev);
+            members[k].0.push(poly);
+        }
+    }
+    // Vertices that are neither the source's nor cell corners are rounded
+    // crossings of a cell line with an edge.
+    let source: HashSet<[i32; 2]> = pieces.iter().flat_map(|p| p.vertices.iter().copied()).collect();
+    let corner = |v: &[i32; 2]| v[0] as i64 % CELL_FIXED == 0 && v[1] as i64 % CELL_FIXED == 0;
+    let made = |v: &[i32; 2]| !(source.contains(v) || corner(v));
+    let mut out = Vec::with_capacity(pieces.len());
+    for (k, (polys, first)) in members.into_iter().enumerate() {
+        // Pieces the cut touched merge again (across the lines they were
+        // cut along); the others were merged before.
+        let merged: Vec<Polygon> = if patches[k].edge_dev_cm > EDGE_DEV_CM {
+            merge_convex(polys).into_iter().map(|(p, _)| p).collect()
+        } else {
+            polys
+        };
+        for vertices in merged {
+            out.push(Piece {
+                patch: k as u32,
+                cut_crossings: vertices.iter().any(made),
+                vertices,
+                interior_edges: 0,
+                ..first.clone()
+            });
+        }
+    }
+    set_interior_edges(&mut out, &patches);
+    (out, patches, stats)
+}
+
+/// How far a piece vertex on a true edge may lie from it: half a
+/// fixed-point step on each axis (every such vertex is an exact point of
+/// the edge rounded once). [Units: cm]
+pub const EDGE_DEV_CM: f64 = 0.5 * std::f64::consts::SQRT_2 / VERTEX_STEPS_PER_CM;
+
+/// How far a vertex where a cell line crosses a true edge may lie from
+/// it: the crossing is rounded once (possibly to one side, up to a unit on
+/// one axis) on an edge whose own ends are quantised. [Units: cm]
+pub const EDGE_SPLIT_DEV_CM: f64 = walksurf_format::MAX_PIECE_EDGE_DEV_CM;
+
+/// How far a cut along cell lines may lie from where headroom truly ends:
+/// it follows the side of a blocked cell. [Units: cm]
+pub const CUT_DEV_CELLS_CM: f64 = CELL_SIZE_CM * std::f64::consts::SQRT_2;
+
+/// Marks every piece edge another piece of the same flat group holds
+/// reversed.
+fn set_interior_edges(pieces: &mut [Piece], patches: &[PatchInfo]) {
+    let group = |p: &Piece| patches[p.patch as usize].group;
+    let mut edges: HashMap<(u32, [i32; 2], [i32; 2]), ()> = HashMap::new();
+    for p in pieces.iter() {
+        let n = p.vertices.len();
+        for k in 0..n {
+            edges.insert((group(p), p.vertices[k], p.vertices[(k + 1) % n]), ());
+        }
+    }
+    for p in pieces.iter_mut() {
+        let g = group(p);
+        let n = p.vertices.len();
+        p.interior_edges = (0..n)
+            .filter(|&k| edges.contains_key(&(g, p.vertices[(k + 1) % n], p.vertices[k])))
+            .fold(0, |m, k| m | 1 << k);
+    }
+}
+
+/// A piece's parts `(polygon, cut)`, and how far its true edges and its
+/// cut edges may lie from the truth. [Units: cm]
+type Parts = (Vec<(Polygon, bool)>, f64, f64);
+
+/// What the cut makes of one piece.
+#[derive(Clone, Debug, PartialEq)]
+enum Cut {
+    /// Unchanged; cut (`true`) or walkable.
+    Whole(bool),
+    /// Unchanged but for crossings of its neighbours' cuts inserted into
+    /// its edges; cut (`true`) or walkable.
+    Widened(Polygon, bool),
+    /// Fragments over walkable cells and over blocked cells.
+    Split(Vec<Polygon>, Vec<Polygon>),
+}
+
+/// The cut of every piece, a flat group at a time. A piece with blocked
+/// and walkable cells is split along the cell lines between them; where a
+/// cell line crosses an edge shared with a piece that is not split, the
+/// crossing is rounded to the split piece's side and inserted into the
+/// other piece's edge (which stays convex: the point lies outside it), so
+/// neighbouring pieces keep exactly matching edges. A group where that
+/// cannot be done (a fragment not convex once rounded, too many vertices)
+/// is not split at all: each of its pieces is cut if any of its cells is
+/// blocked.
+fn cut_groups(pieces: &[Piece], masks: &[CellMask], stats: &mut CutStats) -> Vec<Cut> {
+    let mut out: Vec<Cut> = masks.iter().map(|m| Cut::Whole(m.any_blocked())).collect();
+    let mut groups: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, p) in pieces.iter().enumerate() {
+        if masks[i].any_blocked() {
+            groups.entry(p.patch).or_default();
+        }
+    }
+    for (i, p) in pieces.iter().enumerate() {
+        if let Some(g) = groups.get_mut(&p.patch) {
+            g.push(i);
+        }
+    }
+    let mut keys: Vec<u32> = groups.keys().copied().collect();
+    keys.sort_unstable();
+    for key in keys {
+        let members = &groups[&key];
+        match cut_group(pieces, masks, members) {
+            Some(cuts) => {
+                for (&i, c) in members.iter().zip(cuts) {
+                    out[i] = c;
+                }
+            }
+            None => {
+                stats.unsplittable += members.iter().filter(|&&i| masks[i].any_blocked()).count();
+            }
+        }
+    }
+    out
+}
+
+/// [`cut_groups`] for one group's `members`; `None` if it cannot be split.
+fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<Vec<Cut>> {
+    // Which pieces split (nearest rounding is enough to tell).
+    let nearest = |_: usize| false;
+    let mut splits: Vec<bool> = Vec::with_capacity(members.len());
+    for &i in members {
+        splits.push(
+            masks[i].any_blocked()
+                && matches!(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?,
+                    (w, c) if !w.is_empty() && !c.is_empty()),
+        );
+    }
+    let mut owner: HashMap<([i32; 2], [i32; 2]), usize> = HashMap::new();
+    for (m, &i) in members.iter().enumerate() {
+        let v = &pieces[i].vertices;
+        for k in 0..v.len() {
+            owner.insert((v[k], v[(k + 1) % v.len()]), m);
+        }
+    }
+    let mut cuts: Vec<Cut> = members.iter().map(|&i| Cut::Whole(masks[i].any_blocked())).collect();
+    // Crossings to insert: (member, edge start, point).
+    let mut pending: Vec<(usize, [i32; 2], [i32; 2])> = Vec::new();
+    for (m, &i) in members.iter().enumerate().filter(|(m, _)| splits[*m]) {
+        let v = &pieces[i].vertices;
+        let edge = |e: usize| (v[e], v[(e + 1) % v.len()]);
+        // Round toward this piece where the neighbour across stays whole.
+        let toward = |e: usize| {
+            let (a, b) = edge(e);
+            owner.get(&(b, a)).is_some_and(|&n| !splits[n])
+        };
+        let mut made = Vec::new();
+        let (walk, cut) = split(v, &masks[i], &toward, &mut made)?;
+        if walk.is_empty() || cut.is_empty() {
+            return None; // rounding changed what the piece is
+        }
+        for (e, point) in made {
+            let (a, b) = edge(e);
+            let n = *owner.get(&(b, a))?;
+            pending.push((n, b, point));
+        }
+        cuts[m] = Cut::Split(walk, cut);
+    }
+    pending.sort_unstable();
+    pending.dedup();
+    let mut m = 0;
+    while m < members.len() {
+        let mine: Vec<([i32; 2], [i32; 2])> = pending.iter().filter(|p| p.0 == m).map(|p| (p.1, p.2)).collect();
+        if !mine.is_empty() {
+            let state = masks[members[m]].any_blocked();
+            let widened = insert_points(&pieces[members[m]].vertices, &mine)?;
+            cuts[m] = Cut::Widened(widened, state);
+        }
+        m += 1;
+    }
+    Some(cuts)
+}
+
+/// `poly` with each `(edge start, point)` inserted into the edge from that
+/// start: points exactly on the edge are left out (the edge already holds
+/// them); a point inside the polygon, or too many vertices, is `None`.
+fn insert_points(poly: &Polygon, points: &[([i32; 2], [i32; 2])]) -> Option<Polygon> {
+    let n = poly.len();
+    let mut out = Vec::with_capacity(n + points.len());
+    for k in 0..n {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        out.push(a);
+        let mut on: Vec<(i128, [i32; 2])> = Vec::new();
+        for &(_, p) in points.iter().filter(|q| q.0 == a) {
+            let o = orient_i(a, b, p);
+            if o > 0 {
+                return None;
+            }
+            if o < 0 && p != a && p != b {
+                let t = (p[0] - a[0]) as i128 * (b[0] - a[0]) as i128 + (p[1] - a[1]) as i128 * (b[1] - a[1]) as i128;
+                on.push((t, p));
+            }
+        }
+        on.sort_unstable();
+        on.dedup();
+        out.extend(on.into_iter().map(|(_, p)| p));
+    }
+    let m = out.len();
+    let convex = (0..m).all(|i| orient_i(out[(i + m - 1) % m], out[i], out[(i + 1) % m]) > 0);
+    (convex && m <= walksurf_format::MAX_PIECE_VERTICES).then_some(out)
+}
+
+/// A vertex while clipping: exact-ish position, its rounding, and what the
+/// edge from it to the next vertex lies on.
+#[derive(Clone, Copy, Debug)]
+struct ClipVertex {
+    at: [f64; 2],
+    fixed: [i32; 2],
+    /// `Some(e)`: the original polygon's edge `e`; `None`: a cell line.
+    along: Option<usize>,
+}
+
+/// The piece's fragments over walkable cells and over blocked cells, or
+/// `None` if a fragment is not strictly convex once rounded. A crossing of
+/// edge `e` is rounded to the piece's side of it where `toward(e)`, and
+/// then recorded in `made` as `(e, point)`.
+fn split(
+    poly: &Polygon,
+    mask: &CellMask,
+    toward: &dyn Fn(usize) -> bool,
+    made: &mut Vec<(usize, [i32; 2])>,
+) -> Option<(Vec<Polygon>, Vec<Polygon>)> {
+    let start: Vec<ClipVertex> = poly
+        .iter()
+        .enumerate()
+        .map(|(e, &v)| ClipVertex {
+            at: [v[0] as f64, v[1] as f64],
+            fixed: v,
+            along: Some(e),
+        })
+        .collect();
+    let (mut walk, mut cut) = (Vec::new(), Vec::new());
+    let mut clip = |poly_: &[ClipVertex], axis: usize, c: i64, keep_above: bool| {
+        clip_line(poly_, poly, axis, c, keep_above, toward, made)
+    };
+    // Bands of consecutive rows with the same states: cut only where the
+    // state changes (an axis-aligned blocked strip is one cut).
+    let row = |j: usize| &mask.blocked[j * mask.w..(j + 1) * mask.w];
+    let mut j = 0;
+    while j < mask.h {
+        let mut j_end = j + 1;
+        while j_end < mask.h && row(j_end) == row(j) {
+            j_end += 1;
+        }
+        let mut strip = start.clone();
+        if j > 0 {
+            strip = clip(&strip, 1, (mask.j0 as i64 + j as i64) * CELL_FIXED, true);
+        }
+        if j_end < mask.h {
+            strip = clip(&strip, 1, (mask.j0 as i64 + j_end as i64) * CELL_FIXED, false);
+        }
+        let states = row(j);
+        j = j_end;
+        if strip.len() < 3 {
+            continue;
+        }
+        let mut i = 0;
+        while i < mask.w {
+            let state = states[i];
+            let mut end = i + 1;
+            while end < mask.w && states[end] == state {
+                end += 1;
+            }
+            let mut run = strip.clone();
+            if i > 0 {
+                run = clip(&run, 0, (mask.i0 as i64 + i as i64) * CELL_FIXED, true);
+            }
+            if end < mask.w {
+                run = clip(&run, 0, (mask.i0 as i64 + end as i64) * CELL_FIXED, false);
+            }
+            if let Some(p) = finish(&run)? {
+                if state { cut.push(p) } else { walk.push(p) }
+            }
+            i = end;
+        }
+    }
+    Some((walk, cut))
+}
+
+/// Sutherland–Hodgman against the cell line `axis = c` (fixed point),
+/// keeping `≥ c` (`keep_above`) or `≤ c`. A crossing of an original edge is
+/// computed from that edge's endpoints, in a canonical order.
+fn clip_line(
+    poly: &[ClipVertex],
+    orig: &Polygon,
+    axis: usize,
+    c: i64,
+    keep_above: bool,
+    toward: &dyn Fn(usize) -> bool,
+    made: &mut Vec<(usize, [i32; 2])>,
+) -> Vec<ClipVertex> {
+    let inside = |v: &ClipVertex| {
+        if keep_above {
+            v.at[axis] >= c as f64
+        } else {
+            v.at[axis] <= c as f64
+        }
+    };
+    let mut crossing = |from: &ClipVertex| -> ClipVertex {
+        match from.along {
+            Some(e) => {
+                let (a, b) = (orig[e], orig[(e + 1) % orig.len()]);
+                let side = toward(e);
+                let x = edge_crossing(a, b, axis, c, side);
+                if side {
+                    made.push((e, x.fixed));
+                }
+                x
+            }
+            None => {
+                // Along a perpendicular cell line: a corner, exact.
+                let mut at = from.at;
+                at[axis] = c as f64;
+                let mut fixed = from.fixed;
+                fixed[axis] = c as i32;
+                ClipVertex { at, fixed, along: None }
+            }
+        }
+    };
+    let n = poly.len();
+    let mut out = Vec::with_capacity(n + 2);
+    for k in 0..n {
+        let (p, c_) = (&poly[(k + n - 1) % n], &poly[k]);
+        match (inside(p), inside(c_)) {
+            (true, true) => out.push(*c_),
+            (true, false) => out.push(ClipVertex {
+                along: None,
+                ..crossing(p)
+            }),
+            (false, true) => {
+                out.push(ClipVertex {
+                    along: p.along,
+                    ..crossing(p)
+                });
+                out.push(*c_);
+            }
+            (false, false) => {}
+        }
+    }
+    out
+}
+
+/// Where edge `a → b` crosses `axis = c`: the other coordinate as f64 and
+/// rounded (exact rational rounding) to nearest, or, if `left`, to the
+/// nearest point on the left of `a → b` or on it. The same for `b → a`
+/// when rounding to nearest.
+fn edge_crossing(a: [i32; 2], b: [i32; 2], axis: usize, c: i64, left: bool) -> ClipVertex {
+    let (p, q) = if a <= b { (a, b) } else { (b, a) };
+    let o = 1 - axis;
+    let (pa, qa, po, qo) = (p[axis] as i128, q[axis] as i128, p[o] as i128, q[o] as i128);
+    let den = qa - pa;
+    let mut at = [0.0; 2];
+    let mut fixed = [0i32; 2];
+    at[axis] = c as f64;
+    fixed[axis] = c as i32;
+    if den == 0 {
+        at[o] = po as f64;
+        fixed[o] = po as i32;
+    } else {
+        let num = (c as i128 - pa) * (qo - po);
+        at[o] = po as f64 + num as f64 / den as f64;
+        fixed[o] = (po + div_round(num, den)) as i32;
+        if left && orient_i(a, b, fixed) < 0 {
+            // The other neighbour of the true point on this line.
+            let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
+            let (lo, hi) = (po + num.div_euclid(den), po + num.div_euclid(den) + 1);
+            fixed[o] = if fixed[o] as i128 == lo { hi as i32 } else { lo as i32 };
+        }
+    }
+    ClipVertex { at, fixed, along: None }
+}
+
+/// `num / den` rounded to nearest, ties away from zero.
+fn div_round(num: i128, den: i128) -> i128 {
+    let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
+    if num >= 0 {
+        (2 * num + den) / (2 * den)
+    } else {
+        -((-2 * num + den) / (2 * den))
+    }
+}
+
+/// The rounded fragment: `Ok(None)` if nothing with area is left,
+/// `None` (as the outer option) if it is not strictly convex.
+fn finish(run: &[ClipVertex]) -> Option<Option<Polygon>> {
+    let mut q: Polygon = Vec::with_capacity(run.len());
+    for v in run {
+        if q.last() != Some(&v.fixed) {
+            q.push(v.fixed);
+        }
+    }
+    while q.len() > 1 && q.first() == q.last() {
+        q.pop();
+    }
+    loop {
+        let n = q.len();
+        if n < 3 {
+            return Some(None);
+        }
+        let turn = |i: usize| orient_i(q[(i + n - 1) % n], q[i], q[(i + 1) % n]);
+        if (0..n).any(|i| turn(i) < 0) {
+            // Tiny slivers may fold when rounded; anything else is a bug
+            // the caller answers conservatively.
+            return if area2(&q).abs() <= 2 * n as i128 {
+                Some(None)
+            } else {
+                None
+            };
+        }
+        match (0..n).find(|&i| turn(i) == 0) {
+            Some(i) => {
+                q.remove(i);
+            }
+            None => break,
+        }
+    }
+    // A sliver narrower than a fixed-point step is rounding, not area.
+    let longest = (0..q.len())
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % q.len()]);
+            (b[0] as i128 - a[0] as i128)
+                .abs()
+                .max((b[1] as i128 - a[1] as i128).abs())
+        })
+        .max()
+        .unwrap_or(0);
+    if area2(&q) <= longest {
+        return Some(None);
+    }
+    (q.len() <= walksurf_format::MAX_PIECE_VERTICES).then_some(Some(q))
+}
+
+/// One closed boundary loop of a patch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ring {
+    pub vertices: Polygon,
+    /// Twice the signed area: > 0 outer (CCW), < 0 a hole (CW).
+    pub area2: i128,
+    /// The boundary edges led back to the first vertex (always, for pieces
+    /// that do not overlap).
+    pub closed: bool,
+}
+
+/// The boundary of the union of `pieces` (CCW, non-overlapping convex
+/// polygons of one patch): every directed edge no other piece holds
+/// reversed, split first at every vertex of the patch lying exactly on it
+/// (T-junctions), chained into loops. At a vertex with several outgoing
+/// edges (loops touching at a point) the one turning most to the left is
+/// taken: the region stays on the left and each loop stays simple.
+pub fn rings(pieces: &[&Polygon]) -> Vec<Ring> {
+    rings_within(pieces, 0).0
+}
+
+/// [`rings`] with a tolerance for pieces whose shared edges do not match
+/// exactly (source meshes whose T-junctions stopped being exactly
+/// collinear when their vertices were quantised): vertices within
+/// `snap_units` of each other are welded, and an edge is split at every
+/// vertex within `snap_units` of it (clear of its ends). The second member
+/// bounds (twice) the area this moves, so the rings' area is the pieces'
+/// area within it. `snap_units = 0` is [`rings`].
+pub fn rings_within(pieces: &[&Polygon], snap_units: i32) -> (Vec<Ring>, i128) {
+    // Weld vertices within snap_units of each other (two roundings of one
+    // point) to the smallest of their cluster.
+    let mut verts: Vec<[i32; 2]> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+    verts.sort_unstable();
+    verts.dedup();
+    let weld = weld_map(&verts, snap_units);
+    let welded: Vec<Polygon> = pieces
+        .iter()
+        .map(|p| {
+            let mut q: Polygon = Vec::with_capacity(p.len());
+            for v in p.iter() {
+                let w = weld.get(v).copied().unwrap_or(*v);
+                if q.last() != Some(&w) {
+                    q.push(w);
+                }
+            }
+            while q.len() > 1 && q.first() == q.last() {
+                q.pop();
+            }
+            q
+        })
+        .filter(|q| q.len() >= 3)
+        .collect();
+    let mut snapped: i128 = pieces
+        .iter()
+        .map(|p| area2(p))
+        .sum::<i128>()
+        .abs_diff(welded.iter().map(area2).sum::<i128>()) as i128;
+    let pieces: Vec<&Polygon> = welded.iter().collect();
+    let mut verts: Vec<[i32; 2]> = welded.iter().flat_map(|p| p.iter().copied()).collect();
+    verts.sort_unstable();
+    verts.dedup();
+    let mut edges: Vec<([i32; 2], [i32; 2])> = Vec::new();
+    for p in pieces {
+        let n = p.len();
+        for k in 0..n {
+            let (a, b) = (p[k], p[(k + 1) % n]);
+            let (lo, hi) = (a[0].min(b[0]) - snap_units, a[0].max(b[0]) + snap_units);
+            let own = |v: &[i32; 2]| p.contains(v);
+            let (ex, ey) = ((b[0] - a[0]) as i128, (b[1] - a[1]) as i128);
+            let len2 = ex * ex + ey * ey;
+            let from = verts.partition_point(|v| v[0] < lo);
+            let mut on: Vec<(i128, [i32; 2])> = Vec::new();
+            for &v in verts[from..].iter().take_while(|v| v[0] <= hi) {
+                let (vx, vy) = ((v[0] - a[0]) as i128, (v[1] - a[1]) as i128);
+                let t = vx * ex + vy * ey; // projection × |e|
+                let o = orient_i(a, b, v) as i128;
+                // Strictly inside the edge, at most snap_units off its line.
+                // Exactly on it, or nearly and clear of both ends (a vertex
+                // a unit from an end is a neighbour of that end, not on the
+                // edge).
+                let snap2 = (snap_units as i128).pow(2) * len2;
+                let inside = t > 0 && t < len2;
+                let near = o * o <= snap2
+                    && t * t > snap2
+                    && (len2 - t) * (len2 - t) > snap2
+                    && !own(&v)
+                    && !(0..n).any(|j| j != k && near_edge(p[j], p[(j + 1) % n], v, snap_units));
+                if inside && (o == 0 || near) {
+                    on.push((t, v));
+                    snapped += o.abs();
+                }
+            }
+            on.sort_unstable();
+            let mut prev = a;
+            for v in on.into_iter().map(|(_, v)| v).chain([b]) {
+                edges.push((prev, v));
+                prev = v;
+            }
+        }
+    }
+    let mut count: HashMap<([i32; 2], [i32; 2]), i32> = HashMap::new();
+    for &e in &edges {
+        *count.entry(e).or_default() += 1;
+    }
+    let mut boundary: Vec<([i32; 2], [i32; 2])> = edges
+        .into_iter()
+        .filter(|&(a, b)| count.get(&(b, a)).copied().unwrap_or(0) == 0)
+        .collect();
+    boundary.sort_unstable();
+    boundary.dedup();
+    // Chain. At a vertex with several outgoing edges (loops touching at a
+    // point) take the one turning most to the left: the region stays on
+    // the left and each loop stays simple.
+    let mut next: HashMap<[i32; 2], Vec<usize>> = HashMap::new();
+    for (i, &(a, _)) in boundary.iter().enumerate() {
+        next.entry(a).or_default().push(i);
+    }
+    let turn = |(a, b): ([i32; 2], [i32; 2]), (_, c): ([i32; 2], [i32; 2])| {
+        let (ux, uy) = ((b[0] - a[0]) as f64, (b[1] - a[1]) as f64);
+        let (vx, vy) = ((c[0] - b[0]) as f64, (c[1] - b[1]) as f64);
+        (ux * vy - uy * vx).atan2(ux * vx + uy * vy)
+    };
+    let mut used = vec![false; boundary.len()];
+    let mut out = Vec::new();
+    for s in 0..boundary.len() {
+        if used[s] {
+            continue;
+        }
+        let start = boundary[s].0;
+        let mut loop_ = Vec::new();
+        let mut e = s;
+        let closed = loop {
+            used[e] = true;
+            let (a, b) = boundary[e];
+            loop_.push(a);
+            if b == start {
+                break true;
+            }
+            let exits = next.get(&b).map(|l| l.as_slice()).unwrap_or(&[]);
+            let best = exits
+                .iter()
+                .copied()
+                .filter(|&i| !used[i])
+                .max_by(|&i, &j| turn(boundary[e], boundary[i]).total_cmp(&turn(boundary[e], boundary[j])));
+            match best {
+                Some(n) => e = n,
+                None => break false,
+            }
+        };
+        let area2 = area2(&loop_);
+        out.push(Ring {
+            vertices: loop_,
+            area2,
+            closed,
+        });
+    }
+    (out, snapped)
+}
+
+/// Vertex → its cluster's smallest vertex, for vertices within
+/// `snap_units` (on each axis) of another; `verts` sorted.
+fn weld_map(verts: &[[i32; 2]], snap_units: i32) -> HashMap<[i32; 2], [i32; 2]> {
+    let mut parent: Vec<usize> = (0..verts.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..verts.len() {
+        for j in i + 1..verts.len() {
+            if verts[j][0] - verts[i][0] > snap_units {
+                break;
+            }
+            if (verts[j][1] - verts[i][1]).abs() <= snap_units {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for i in 0..verts.len() {
+        let r = root(&mut parent, i);
+        if r != i {
+            out.insert(verts[i], verts[r]);
+        }
+    }
+    out
+}
+
+/// Whether `v` lies within `snap_units` of segment `a → b` (projecting
+/// onto it).
+fn near_edge(a: [i32; 2], b: [i32; 2], v: [i32; 2], snap_units: i32) -> bool {
+    let (ex, ey) = ((b[0] - a[0]) as i128, (b[1] - a[1]) as i128);
+    let len2 = ex * ex + ey * ey;
+    let t = (v[0] - a[0]) as i128 * ex + (v[1] - a[1]) as i128 * ey;
+    let o = orient_i(a, b, v) as i128;
+    (0..=len2).contains(&t) && o * o <= (snap_units as i128).pow(2) * len2
+}
+
+/// Why a ring set is not valid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RingError {
+    /// A loop does not close (an edge has no successor).
+    Open,
+    /// Two edges cross or overlap.
+    Crossing([i32; 2], [i32; 2]),
+    /// A loop has no area.
+    Degenerate,
+}
+
+/// Checks that every loop closes, none has zero area, and no two edges of
+/// the whole set cross or overlap (they may share endpoints). Exact;
+/// quadratic in the edge count (a check, not a bake step).
+pub fn check_rings(rings: &[Ring]) -> Result<(), RingError> {
+    let mut edges = Vec::new();
+    for r in rings {
+        if !r.closed {
+            return Err(RingError::Open);
+        }
+        if r.area2 == 0 {
+            return Err(RingError::Degenerate);
+        }
+        let n = r.vertices.len();
+        for k in 0..n {
+            edges.push((r.vertices[k], r.vertices[(k + 1) % n]));
+        }
+    }
+    // Closed: every vertex has as many edges in as out.
+    let mut degree: HashMap<[i32; 2], i32> = HashMap::new();
+    for &(a, b) in &edges {
+        *degree.entry(a).or_default() += 1;
+        *degree.entry(b).or_default() -= 1;
+    }
+    if degree.values().any(|&d| d != 0) {
+        return Err(RingError::Open);
+    }
+    for i in 0..edges.len() {
+        for j in i + 1..edges.len() {
+            if segments_conflict(edges[i], edges[j]) {
+                return Err(RingError::Crossing(edges[i].0, edges[j].0));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Two segments cross at an interior point of either, or overlap.
+fn segments_conflict((a, b): ([i32; 2], [i32; 2]), (c, d): ([i32; 2], [i32; 2])) -> bool {
+    let (o1, o2) = (orient_i(a, b, c).signum(), orient_i(a, b, d).signum());
+    let (o3, o4) = (orient_i(c, d, a).signum(), orient_i(c, d, b).signum());
+    if o1 * o2 < 0 && o3 * o4 < 0 {
+        return true; // proper crossing
+    }
+    // r strictly inside segment p–q, given that the three are collinear.
+    let within = |p: [i32; 2], q: [i32; 2], r: [i32; 2]| {
+        r != p
+            && r != q
+            && (p[0].min(q[0])..=p[0].max(q[0])).contains(&r[0])
+            && (p[1].min(q[1])..=p[1].max(q[1])).contains(&r[1])
+    };
+    // A vertex of one strictly inside the other (T-touch or overlap).
+    (o1 == 0 && within(a, b, c))
+        || (o2 == 0 && within(a, b, d))
+        || (o3 == 0 && within(c, d, a))
+        || (o4 == 0 && within(c, d, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn mask(i0: i32, j0: i32, w: usize, h: usize, blocked: impl Fn(usize, usize) -> bool) -> CellMask {
+        CellMask {
+            i0,
+            j0,
+            w,
+            h,
+            blocked: (0..w * h).map(|k| blocked(k % w, k / w)).collect(),
+        }
+    }
+
+    fn piece(vertices: Polygon) -> Piece {
+        Piece {
+            patch: 0,
+            vertices,
+            plane: [0.0, 0.0, 0.0],
+            plane_err_cm: 0.0,
+            interior_edges: 0,
+            cut_crossings: false,
+        }
+    }
+
+    #[test]
+    fn a_square_cut_in_half_makes_two_patches_whose_rings_meet_on_the_cell_line() {
+        let c = CELL_FIXED as i32;
+        let sq = vec![[0, 0], [4 * c, 0], [4 * c, 2 * c], [0, 2 * c]];
+        let m = mask(0, 0, 4, 2, |i, _| i >= 2);
+        let (pieces, patches, stats) = headroom_cut(vec![piece(sq.clone())], &[m]);
+        assert_eq!(stats.split, 1);
+        assert_eq!(patches.len(), 2);
+        assert_eq!(pieces.len(), 2, "{pieces:?}");
+        for p in &pieces {
+            let want = if patches[p.patch as usize].cut { 2 * c } else { 0 };
+            assert!(p.vertices.iter().all(|v| v[0] == want || v[0] == want + 2 * c));
+            assert_eq!(area2(&p.vertices), 2 * (2 * c as i128) * (2 * c as i128));
+            assert_eq!(p.interior_edges.count_ones(), 1, "the shared cut edge");
+        }
+    }
+
+    /// Sutherland–Hodgman of an f64 polygon against `side(p) ≥ 0`.
+    fn clip_f64(poly: &[[f64; 2]], side: impl Fn([f64; 2]) -> f64) -> Vec<[f64; 2]> {
+        let n = poly.len();
+        let mut out = Vec::with_capacity(n + 1);
+        for k in 0..n {
+            let (p, c) = (poly[(k + n - 1) % n], poly[k]);
+            let (sp, sc) = (side(p), side(c));
+            if (sp >= 0.0) != (sc >= 0.0) {
+                let t = sp / (sp - sc);
+                out.push([p[0] + t * (c[0] - p[0]), p[1] + t * (c[1] - p[1])]);
+            }
+            if sc >= 0.0 {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// A random convex polygon (hull of random points), CCW, fixed point.
+    fn hull(points: &[(i32, i32)]) -> Polygon {
+        let mut p: Vec<[i32; 2]> = points.iter().map(|&(x, y)| [x, y]).collect();
+        p.sort_unstable();
+        p.dedup();
+        if p.len() < 3 {
+            return Vec::new();
+        }
+        let mut h: Vec<[i32; 2]> = Vec::new();
+        for pass in 0..2 {
+            let start = h.len();
+            let it: Vec<[i32; 2]> = if pass == 0 {
+                p.clone()
+            } else {
+                p.iter().rev().copied().collect()
+            };
+            for v in it {
+                while h.len() >= start + 2 && orient_i(h[h.len() - 2], h[h.len() - 1], v) <= 0 {
+                    h.pop();
+                }
+                h.push(v);
+            }
+            h.pop();
+        }
+        h
+    }
+
+    /// The piece's mask over its cell box, blocked where `blocked(i, j)`
+    /// (cell coordinates relative to the box).
+    fn mask_over(poly: &Polygon, blocked: impl Fn(usize, usize) -> bool) -> CellMask {
+        let (lo_x, lo_y) = (
+            poly.iter().map(|v| v[0]).min().unwrap(),
+            poly.iter().map(|v| v[1]).min().unwrap(),
+        );
+        let (hi_x, hi_y) = (
+            poly.iter().map(|v| v[0]).max().unwrap(),
+            poly.iter().map(|v| v[1]).max().unwrap(),
+        );
+        let cell = |v: i32| (v as i64).div_euclid(CELL_FIXED) as i32;
+        let (i0, j0) = (cell(lo_x), cell(lo_y));
+        let (w, h) = ((cell(hi_x) - i0 + 1) as usize, (cell(hi_y) - j0 + 1) as usize);
+        mask(i0, j0, w, h, blocked)
+    }
+
+    proptest! {
+        #[test]
+        fn cut_pieces_are_convex_small_and_tile_the_rings(
+            pts in proptest::collection::vec((-70_000i32..70_000, -70_000i32..70_000), 3..12),
+            blocked in proptest::collection::vec(any::<bool>(), 64),
+        ) {
+            let poly = hull(&pts);
+            prop_assume!(poly.len() >= 3 && area2(&poly) > 0);
+            let m = mask_over(&poly, |i, j| blocked[(j * 8 + i) % 64]);
+            check_cut(&poly, &m)?;
+        }
+
+        /// A wall along one edge: the blocked cells are those within
+        /// `depth` of the edge's line.
+        #[test]
+        fn a_strip_along_an_edge_is_cut_conservatively(
+            pts in proptest::collection::vec((-150_000i32..150_000, -150_000i32..150_000), 3..12),
+            edge in 0usize..12,
+            depth in 1.0f64..40_000.0,
+        ) {
+            let poly = hull(&pts);
+            prop_assume!(poly.len() >= 3 && area2(&poly) > 0);
+            let k = edge % poly.len();
+            let (a, b) = (poly[k], poly[(k + 1) % poly.len()]);
+            let (ex, ey) = ((b[0] - a[0]) as f64, (b[1] - a[1]) as f64);
+            let len = ex.hypot(ey);
+            let probe = mask_over(&poly, |_, _| false);
+            // A cell is blocked if any corner lies within depth of the line.
+            let near = |i: usize, j: usize| {
+                let (ci, cj) = (probe.i0 as i64 + i as i64, probe.j0 as i64 + j as i64);
+                [(0, 0), (1, 0), (0, 1), (1, 1)].iter().any(|&(di, dj)| {
+                    let (x, y) = (((ci + di) * CELL_FIXED) as f64, ((cj + dj) * CELL_FIXED) as f64);
+                    let d = (ex * (y - a[1] as f64) - ey * (x - a[0] as f64)) / len;
+                    (-CELL_FIXED as f64..depth).contains(&d)
+                })
+            };
+            let m = mask_over(&poly, near);
+            check_cut(&poly, &m)?;
+        }
+    }
+
+    /// The cut's properties for one piece and mask: convex pieces of at
+    /// most 32 vertices, no walkable piece in a blocked cell, the area kept
+    /// within rounding, valid rings holding the pieces' area.
+    fn check_cut(poly: &Polygon, m: &CellMask) -> Result<(), TestCaseError> {
+        {
+            let (pieces, patches, stats) = headroom_cut(vec![piece(poly.clone())], std::slice::from_ref(m));
+            if stats.unsplittable != 0 {
+                return Ok(());
+            }
+            let mut total: i128 = 0;
+            for p in &pieces {
+                let n = p.vertices.len();
+                prop_assert!((3..=walksurf_format::MAX_PIECE_VERTICES).contains(&n));
+                prop_assert!((0..n).all(|i| orient_i(
+                    p.vertices[(i + n - 1) % n],
+                    p.vertices[i],
+                    p.vertices[(i + 1) % n]
+                ) > 0));
+                total += area2(&p.vertices);
+                // A walkable piece reaches into no blocked cell (conservative).
+                if !patches[p.patch as usize].cut {
+                    for (c, _) in m.blocked.iter().enumerate().filter(|(_, b)| **b) {
+                        let (i, j) = (m.i0 as i64 + (c % m.w) as i64, m.j0 as i64 + (c / m.w) as i64);
+                        let (x0, y0) = ((i * CELL_FIXED) as f64, (j * CELL_FIXED) as f64);
+                        let (x1, y1) = (x0 + CELL_FIXED as f64, y0 + CELL_FIXED as f64);
+                        let mut q: Vec<[f64; 2]> = p.vertices.iter().map(|v| [v[0] as f64, v[1] as f64]).collect();
+                        for (axis, bound, above) in [(0, x0, true), (0, x1, false), (1, y0, true), (1, y1, false)] {
+                            q = clip_f64(&q, |v| if above { v[axis] - bound } else { bound - v[axis] });
+                        }
+                        let a: f64 = (0..q.len())
+                            .map(|k| {
+                                let (u, v) = (q[k], q[(k + 1) % q.len()]);
+                                u[0] * v[1] - v[0] * u[1]
+                            })
+                            .sum();
+                        // Rounding may move a crossing half a unit into
+                        // the cell: at most a unit-wide sliver along it.
+                        let sliver = 2.0 * 4.0 * CELL_FIXED as f64;
+                        prop_assert!(
+                            a.abs() <= sliver,
+                            "walkable piece {:?} overlaps blocked cell {},{}",
+                            p.vertices,
+                            i,
+                            j
+                        );
+                    }
+                }
+            }
+            // Rounding each crossing moves the area by less than a step per
+            // unit of boundary length.
+            let perimeter: f64 = (0..poly.len())
+                .map(|i| {
+                    let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+                    (((b[0] - a[0]) as f64).powi(2) + ((b[1] - a[1]) as f64).powi(2)).sqrt()
+                })
+                .sum();
+            prop_assert!(((total - area2(poly)) as f64).abs() <= 2.0 * perimeter + 8.0);
+            // Per patch: rings valid, their area is the pieces' area.
+            for (k, info) in patches.iter().enumerate() {
+                let mine: Vec<&Polygon> = pieces
+                    .iter()
+                    .filter(|p| p.patch as usize == k)
+                    .map(|p| &p.vertices)
+                    .collect();
+                let rs = rings(&mine);
+                prop_assert_eq!(
+                    check_rings(&rs),
+                    Ok(()),
+                    "pieces {:?} rings {:?} mask {:?}",
+                    mine,
+                    rs,
+                    m
+                );
+                let ring_area: i128 = rs.iter().map(|r| r.area2).sum();
+                let piece_area: i128 = mine.iter().map(|p| area2(p)).sum();
+                prop_assert_eq!(ring_area, piece_area, "patch {:?}", info);
+                prop_assert!(rs.iter().filter(|r| r.area2 > 0).count() >= 1);
+            }
+        }
+        Ok(())
+    }
+}

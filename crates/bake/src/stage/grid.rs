@@ -1,0 +1,453 @@
+//! Stage 4, grid: which 20 cm cells of each convex piece have headroom.
+//!
+//! A tile (square plus halo) is divided into cells of [`CELL_SIZE_CM`] on
+//! the world grid. Each piece is its own layer: overlapping floors, bridges
+//! and storeys keep separate masks. A cell of a piece is *blocked* when some
+//! other geometry (any triangle, any piece of another flat group) lies over
+//! the part of the piece inside the cell at a height `d` above the piece's
+//! plane with `HEADROOM_TOUCH_CM < d < headroom` for some point more than
+//! `HEADROOM_EDGE_CM` inside the piece — the agent of full height
+//! `headroom` could not stand there. (A wall standing on the piece's edge
+//! is beside the floor, not over it; a floor running on under a wall is
+//! inside a solid there.) Cells the piece does not reach are empty; the
+//! others are walkable.
+//!
+//! The test is exact up to f64 rounding: the other primitive is clipped to
+//! the cell and to the piece (both convex), and `d` is linear over what is
+//! left, so its range is that of the clipped vertices. Cost: for every
+//! primitive, the cells its box covers times the pieces listed there, most
+//! of them rejected by comparing z ranges.
+
+use crate::stage::certificates::xy_box;
+use crate::stage::tiling::{BlockerTri, Piece};
+use crate::tolerance::{HEADROOM_EDGE_CM, HEADROOM_TOUCH_CM};
+use std::collections::HashSet;
+use walksurf_format::{CELL_SIZE_CM, from_fixed};
+
+/// The blocked cells of one piece over the cells its box covers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellMask {
+    /// Lowest cell (tile-relative cell coordinates: cell `i` spans
+    /// `[i·20, (i+1)·20)` cm from the tile origin).
+    pub i0: i32,
+    pub j0: i32,
+    pub w: usize,
+    pub h: usize,
+    /// Row-major, `w·h`.
+    pub blocked: Vec<bool>,
+}
+
+impl CellMask {
+    pub fn any_blocked(&self) -> bool {
+        self.blocked.iter().any(|&b| b)
+    }
+
+    /// Whether cell `(i, j)` is blocked (false outside the mask).
+    pub fn is_blocked(&self, i: i32, j: i32) -> bool {
+        let (di, dj) = (i - self.i0, j - self.j0);
+        di >= 0
+            && dj >= 0
+            && (di as usize) < self.w
+            && (dj as usize) < self.h
+            && self.blocked[dj as usize * self.w + di as usize]
+    }
+}
+
+/// The cell holding tile-relative coordinate `cm`.
+pub fn cell_of(cm: f64) -> i32 {
+    (cm / CELL_SIZE_CM).floor() as i32
+}
+
+/// Computes every piece's mask. `blockers` are in world cm, `origin` is
+/// the tile origin; pieces are tile-relative (their `patch` is their flat
+/// group here: pieces of one group never block each other).
+pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2], headroom_cm: f64) -> Vec<CellMask> {
+    // Each piece as a 3-D polygon, its cell box and z range.
+    let polys: Vec<Vec<[f64; 3]>> = pieces.iter().map(piece_polygon).collect();
+    let mut masks: Vec<CellMask> = polys
+        .iter()
+        .map(|p| {
+            let (lo, hi) = xy_box(p);
+            let (i0, j0) = (cell_of(lo[0]), cell_of(lo[1]));
+            let (w, h) = ((cell_of(hi[0]) - i0 + 1) as usize, (cell_of(hi[1]) - j0 + 1) as usize);
+            CellMask {
+                i0,
+                j0,
+                w,
+                h,
+                blocked: vec![false; w * h],
+            }
+        })
+        .collect();
+    if pieces.is_empty() {
+        return masks;
+    }
+    let z_range: Vec<(f64, f64)> = polys.iter().map(|p| z_box(p)).collect();
+
+    let boxes: Vec<([f64; 2], [f64; 2])> = polys.iter().map(|p| xy_box(p)).collect();
+
+    // Bucket (BUCKET_CELLS² cells) → pieces whose box covers it (CSR).
+    let bucket = |c: i32| c.div_euclid(BUCKET_CELLS);
+    let bi0 = masks.iter().map(|m| bucket(m.i0)).min().unwrap_or(0);
+    let bj0 = masks.iter().map(|m| bucket(m.j0)).min().unwrap_or(0);
+    let bi1 = masks.iter().map(|m| bucket(m.i0 + m.w as i32 - 1)).max().unwrap_or(0);
+    let bj1 = masks.iter().map(|m| bucket(m.j0 + m.h as i32 - 1)).max().unwrap_or(0);
+    let bw = (bi1 - bi0 + 1) as usize;
+    let buckets_of = |m: &CellMask| {
+        let (i0, i1) = (bucket(m.i0) - bi0, bucket(m.i0 + m.w as i32 - 1) - bi0);
+        let (j0, j1) = (bucket(m.j0) - bj0, bucket(m.j0 + m.h as i32 - 1) - bj0);
+        (j0..=j1).flat_map(move |j| (i0..=i1).map(move |i| j as usize * bw + i as usize))
+    };
+    let mut start = vec![0u32; bw * (bj1 - bj0 + 1) as usize + 1];
+    for m in &masks {
+        for at in buckets_of(m) {
+            start[at + 1] += 1;
+        }
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![Entry::default(); start[start.len() - 1] as usize];
+    for (p, m) in masks.iter().enumerate() {
+        let entry = Entry {
+            piece: p as u32,
+            group: pieces[p].patch,
+            // Rounded outward: a filter, the exact test comes after.
+            z_lo: (z_range[p].0 as f32).next_down(),
+            z_hi: (z_range[p].1 as f32).next_up(),
+        };
+        for at in buckets_of(m) {
+            list[fill[at] as usize] = entry;
+            fill[at] += 1;
+        }
+    }
+
+    // Each piece's edges as inward unit-normal lines.
+    let lines: Vec<Vec<Line>> = polys.iter().map(|p| inset_lines(p)).collect();
+    let mut buf = Clipper::default();
+    // Per piece: the last primitive met (each pair is tested once).
+    let mut met = vec![u32::MAX; pieces.len()];
+
+    // Every other primitive: blockers (no group) and the pieces themselves.
+    let blocker_polys: Vec<Vec<[f64; 3]>> = blockers
+        .iter()
+        .map(|b| {
+            b.vertices
+                .iter()
+                .map(|v| [v[0] - origin[0], v[1] - origin[1], v[2]])
+                .collect()
+        })
+        .collect();
+    let prims = blocker_polys
+        .iter()
+        .map(|p| (p, u32::MAX))
+        .chain(polys.iter().zip(pieces).map(|(p, piece)| (p, piece.patch)));
+    for (qi, (q, group)) in prims.enumerate() {
+        let (qlo, qhi) = xy_box(q);
+        let (qz_lo, qz_hi) = z_box(q);
+        let qi = qi as u32;
+        let (ci0, cj0) = (bucket(cell_of(qlo[0])).max(bi0), bucket(cell_of(qlo[1])).max(bj0));
+        let (ci1, cj1) = (bucket(cell_of(qhi[0])).min(bi1), bucket(cell_of(qhi[1])).min(bj1));
+        for bj in cj0..=cj1 {
+            for bi in ci0..=ci1 {
+                let at = (bj - bj0) as usize * bw + (bi - bi0) as usize;
+                for e in &list[start[at] as usize..start[at + 1] as usize] {
+                    if e.group == group
+                        || qz_hi <= e.z_lo as f64 + HEADROOM_TOUCH_CM
+                        || qz_lo >= e.z_hi as f64 + headroom_cm
+                    {
+                        continue;
+                    }
+                    let p = e.piece as usize;
+                    if met[p] == qi {
+                        continue;
+                    }
+                    met[p] = qi;
+                    let (plo, phi) = boxes[p];
+                    if (0..2).any(|k| qhi[k] < plo[k] || qlo[k] > phi[k]) {
+                        continue;
+                    }
+                    // Nothing left to block where they meet?
+                    let m = &masks[p];
+                    let (lo, hi) = (
+                        [0, 1].map(|k| cell_of(qlo[k].max(plo[k]))),
+                        [0, 1].map(|k| cell_of(qhi[k].min(phi[k]))),
+                    );
+                    if (lo[1]..=hi[1]).all(|cj| (lo[0]..=hi[0]).all(|ci| m.is_blocked(ci, cj))) {
+                        continue;
+                    }
+                    // Is q over the piece at all? Then row by row, cell by
+                    // cell, over the part of q inside the piece.
+                    buf.load(q);
+                    if !buf.inside(&lines[p]) || !buf.in_band(&pieces[p].plane, headroom_cm) {
+                        continue;
+                    }
+                    let over = buf.work.clone();
+                    // Wholly within the band: every cell it meets is blocked.
+                    let all = buf.all_in_band(&pieces[p].plane, headroom_cm);
+                    let m = &mut masks[p];
+                    let (olo, ohi) = xy_box(&over);
+                    let (lo, hi) = ([0, 1].map(|k| cell_of(olo[k])), [0, 1].map(|k| cell_of(ohi[k])));
+                    for cj in lo[1]..=hi[1] {
+                        let y0 = cj as f64 * CELL_SIZE_CM;
+                        buf.load(&over);
+                        buf.clip(|p| p[1] - y0);
+                        buf.clip(|p| y0 + CELL_SIZE_CM - p[1]);
+                        if buf.work.is_empty() {
+                            continue;
+                        }
+                        let row = buf.work.clone();
+                        let (rlo, rhi) = xy_box(&row);
+                        for ci in cell_of(rlo[0])..=cell_of(rhi[0]) {
+                            if m.is_blocked(ci, cj) {
+                                continue;
+                            }
+                            if all {
+                                // A convex row meets every cell of its x range.
+                                let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
+                                m.blocked[k] = true;
+                                continue;
+                            }
+                            let x0 = ci as f64 * CELL_SIZE_CM;
+                            buf.load(&row);
+                            buf.clip(|p| p[0] - x0);
+                            buf.clip(|p| x0 + CELL_SIZE_CM - p[0]);
+                            if !buf.work.is_empty() && buf.in_band(&pieces[p].plane, headroom_cm) {
+                                let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
+                                m.blocked[k] = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    share_within_groups(pieces, &mut masks);
+    masks
+}
+
+/// A cell is blocked for every piece of a flat group once it is for one:
+/// the mask is the patch layer's, so neighbouring pieces are cut along the
+/// same lines (and a shared edge at the same rounded crossing).
+fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
+    let mut blocked: HashSet<(u32, i32, i32)> = HashSet::new();
+    for (piece, m) in pieces.iter().zip(masks.iter()) {
+        for (k, _) in m.blocked.iter().enumerate().filter(|(_, b)| **b) {
+            blocked.insert((piece.patch, m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32));
+        }
+    }
+    if blocked.is_empty() {
+        return;
+    }
+    for (piece, m) in pieces.iter().zip(masks.iter_mut()) {
+        for k in 0..m.blocked.len() {
+            let (i, j) = (m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32);
+            m.blocked[k] |= blocked.contains(&(piece.patch, i, j));
+        }
+    }
+}
+
+/// A piece as a bucket lists it: enough to reject most pairs in place.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    piece: u32,
+    group: u32,
+    z_lo: f32,
+    z_hi: f32,
+}
+
+/// Cells per side of the buckets that find candidate pieces.
+const BUCKET_CELLS: i32 = 8;
+
+/// A piece edge as a line: a point and the inward unit normal.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    at: [f64; 2],
+    normal: [f64; 2],
+}
+
+fn inset_lines(piece: &[[f64; 3]]) -> Vec<Line> {
+    let n = piece.len();
+    (0..n)
+        .map(|k| {
+            let (a, b) = (piece[k], piece[(k + 1) % n]);
+            let len = (b[0] - a[0]).hypot(b[1] - a[1]).max(f64::MIN_POSITIVE);
+            Line {
+                at: [a[0], a[1]],
+                normal: [-(b[1] - a[1]) / len, (b[0] - a[0]) / len],
+            }
+        })
+        .collect()
+}
+
+/// Reused clipping buffers (nothing allocated per test once warm).
+#[derive(Default)]
+struct Clipper {
+    work: Vec<[f64; 3]>,
+    spare: Vec<[f64; 3]>,
+}
+
+impl Clipper {
+    fn load(&mut self, q: &[[f64; 3]]) {
+        self.work.clear();
+        self.work.extend_from_slice(q);
+    }
+
+    /// Clips `work` to the piece (more than `HEADROOM_EDGE_CM` inside
+    /// every edge: a wall standing on the piece's edge is beside it, not
+    /// over it). Whether anything is left.
+    fn inside(&mut self, lines: &[Line]) -> bool {
+        let side = |l: &Line, p: &[f64; 3]| l.normal[0] * (p[0] - l.at[0]) + l.normal[1] * (p[1] - l.at[1]);
+        // Wholly outside one edge (the common case: a wall on the edge)?
+        if lines
+            .iter()
+            .any(|l| self.work.iter().all(|p| side(l, p) < HEADROOM_EDGE_CM))
+        {
+            return false;
+        }
+        for l in lines {
+            self.clip(|p| side(l, p) - HEADROOM_EDGE_CM);
+            if self.work.is_empty() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether some point of `work` lies above the plane by more than
+    /// touching and less than `headroom_cm` (the height above is linear, so
+    /// its range is that of the vertices).
+    fn in_band(&self, plane: &[f64; 3], headroom_cm: f64) -> bool {
+        let d = |p: &[f64; 3]| p[2] - (plane[0] * p[0] + plane[1] * p[1] + plane[2]);
+        let (lo, hi) = self
+            .work
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(d(p)), hi.max(d(p)))
+            });
+        hi > HEADROOM_TOUCH_CM && lo < headroom_cm
+    }
+
+    /// Whether every point of `work` lies in that band.
+    fn all_in_band(&self, plane: &[f64; 3], headroom_cm: f64) -> bool {
+        let d = |p: &[f64; 3]| p[2] - (plane[0] * p[0] + plane[1] * p[1] + plane[2]);
+        self.work.iter().all(|p| d(p) > HEADROOM_TOUCH_CM && d(p) < headroom_cm)
+    }
+
+    /// Sutherland–Hodgman of `work` against `side(p) ≥ 0`, z interpolated.
+    /// Keeps degenerate (zero-area) polygons such as a vertical wall's
+    /// footprint.
+    fn clip(&mut self, side: impl Fn(&[f64; 3]) -> f64) {
+        let n = self.work.len();
+        self.spare.clear();
+        for k in 0..n {
+            let (p, c) = (self.work[(k + n - 1) % n], self.work[k]);
+            let (sp, sc) = (side(&p), side(&c));
+            if (sp >= 0.0) != (sc >= 0.0) {
+                let t = sp / (sp - sc);
+                self.spare.push([0, 1, 2].map(|a| p[a] + t * (c[a] - p[a])));
+            }
+            if sc >= 0.0 {
+                self.spare.push(c);
+            }
+        }
+        std::mem::swap(&mut self.work, &mut self.spare);
+    }
+}
+
+fn piece_polygon(p: &Piece) -> Vec<[f64; 3]> {
+    p.vertices
+        .iter()
+        .map(|v| {
+            let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
+            [x, y, p.plane[0] * x + p.plane[1] * y + p.plane[2]]
+        })
+        .collect()
+}
+
+fn z_box(p: &[[f64; 3]]) -> (f64, f64) {
+    p.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v[2]), hi.max(v[2]))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walksurf_format::to_fixed;
+
+    fn square(x0: f64, y0: f64, x1: f64, y1: f64, z: f64, group: u32) -> Piece {
+        Piece {
+            patch: group,
+            vertices: [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+                .map(|p| p.map(to_fixed))
+                .to_vec(),
+            plane: [0.0, 0.0, z],
+            plane_err_cm: 0.0,
+            interior_edges: 0,
+            cut_crossings: false,
+        }
+    }
+
+    fn quad(x0: f64, y0: f64, x1: f64, y1: f64, z: f64) -> [BlockerTri; 2] {
+        let t = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| BlockerTri {
+            vertices: [a, b, c].map(|p| [p[0], p[1], z]),
+            flags: 0,
+        };
+        [t([x0, y0], [x1, y0], [x1, y1]), t([x0, y0], [x1, y1], [x0, y1])]
+    }
+
+    #[test]
+    fn a_low_ceiling_blocks_exactly_the_cells_under_it() {
+        let floor = square(0.0, 0.0, 200.0, 100.0, 0.0, 0);
+        // A slab 150 cm up over x in [90, 130]: cells 4..=6 (x 80–140).
+        let slab = quad(90.0, -10.0, 130.0, 110.0, 150.0);
+        let m = &headroom_masks(&[floor], &slab, [0.0, 0.0], 192.0)[0];
+        for i in 0..10 {
+            for j in 0..5 {
+                assert_eq!(m.is_blocked(i, j), (4..=6).contains(&i), "cell {i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_high_ceiling_a_floor_below_and_the_floor_itself_do_not_block() {
+        let floor = square(0.0, 0.0, 200.0, 100.0, 0.0, 0);
+        let same_group = square(200.0, 0.0, 300.0, 100.0, 0.0, 0);
+        let below = square(0.0, 0.0, 300.0, 100.0, -300.0, 1);
+        let high = quad(0.0, 0.0, 300.0, 100.0, 193.0);
+        let masks = headroom_masks(&[floor, same_group, below], &high, [0.0, 0.0], 192.0);
+        assert!(masks.iter().all(|m| !m.any_blocked()), "{masks:?}");
+    }
+
+    #[test]
+    fn a_wall_on_the_floor_edge_does_not_block() {
+        let floor = square(0.0, 0.0, 200.0, 100.0, 0.0, 0);
+        let wall = [BlockerTri {
+            vertices: [[200.0, 0.0, 0.0], [200.0, 100.0, 0.0], [200.0, 100.0, 300.0]],
+            flags: 0,
+        }];
+        assert!(!headroom_masks(&[floor], &wall, [0.0, 0.0], 192.0)[0].any_blocked());
+    }
+
+    #[test]
+    fn a_wall_standing_on_the_floor_blocks_its_cells_only() {
+        let floor = square(0.0, 0.0, 200.0, 100.0, 0.0, 0);
+        // A vertical wall along x = 50 (cell 2), from z 0 to 300.
+        let wall = [
+            BlockerTri {
+                vertices: [[50.0, 0.0, 0.0], [50.0, 100.0, 0.0], [50.0, 100.0, 300.0]],
+                flags: 0,
+            },
+            BlockerTri {
+                vertices: [[50.0, 0.0, 0.0], [50.0, 100.0, 300.0], [50.0, 0.0, 300.0]],
+                flags: 0,
+            },
+        ];
+        let m = &headroom_masks(&[floor], &wall, [0.0, 0.0], 192.0)[0];
+        for i in 0..10 {
+            assert_eq!(m.is_blocked(i, 2), i == 2, "cell {i}");
+        }
+    }
+}
