@@ -4,7 +4,8 @@ use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use walksurf::Surface;
-use walksurf_format::{CERT_CELLS, FileView, PieceHeader, TileView, VertexFixed, blocker_flags, section};
+use walksurf_bake::stage::contour::{Ring, rings};
+use walksurf_format::{CERT_CELLS, FileView, PieceHeader, TileView, VertexFixed, blocker_flags, patch_flags, section};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -83,6 +84,16 @@ pub struct TileCounts {
     /// Certificate cells (of `CERT_CELLS²`) holding at least one certificate.
     pub certified_cells: usize,
     pub max_piece_z_err_cm: f64,
+    /// Patches and pieces the headroom cut removed from the walkable area.
+    pub cut_patches: usize,
+    pub cut_pieces: usize,
+    /// Boundary loops of the patches (outer, holes).
+    pub rings: usize,
+    pub holes: usize,
+    /// Largest recorded deviation of a piece vertex from the true edge, and
+    /// of a headroom-cut edge from where headroom ends. [Units: cm]
+    pub max_edge_dev_cm: f64,
+    pub max_cut_dev_cm: f64,
     pub blob_bytes: u32,
     pub z_origin_cm: i32,
     pub z_quant_cm: f32,
@@ -93,6 +104,14 @@ impl TileCounts {
         let pieces = tile_pieces(tile)?;
         let hot = tile.hot;
         let flagged = |bit: u32| tile.blockers.iter().filter(|b| b.flags.get() & bit != 0).count();
+        let is_cut = |p: u16| {
+            tile.patches
+                .get(p as usize)
+                .is_some_and(|r| r.flags.get() & patch_flags::HEADROOM_CUT != 0)
+        };
+        let rings = patch_rings(&pieces);
+        let dev =
+            |f: fn(&walksurf_format::PatchRecord) -> f32| tile.patches.iter().map(|r| f(r) as f64).fold(0.0, f64::max);
         Ok(TileCounts {
             tile: (hot.tile_x.get(), hot.tile_y.get()),
             patches: hot.patch_count.get(),
@@ -106,6 +125,12 @@ impl TileCounts {
             certificates: tile.certs.len(),
             certified_cells: certified_cells(tile).count(),
             max_piece_z_err_cm: pieces.iter().map(|(h, _)| h.z_err_cm.get() as f64).fold(0.0, f64::max),
+            cut_patches: (0..tile.patches.len()).filter(|&p| is_cut(p as u16)).count(),
+            cut_pieces: pieces.iter().filter(|(h, _)| is_cut(h.patch.get())).count(),
+            rings: rings.iter().map(|(_, r)| r.len()).sum(),
+            holes: rings.iter().flat_map(|(_, r)| r).filter(|r| r.area2 < 0).count(),
+            max_edge_dev_cm: dev(|r| r.edge_dev_cm.get()),
+            max_cut_dev_cm: dev(|r| r.cut_dev_cm.get()),
             blob_bytes: hot.blob_len.get(),
             z_origin_cm: hot.z_origin_cm.get(),
             z_quant_cm: hot.z_quant_cm.get(),
@@ -128,11 +153,36 @@ impl TileCounts {
             "certificates": self.certificates,
             "certified_cells": self.certified_cells,
             "max_piece_z_err_cm": self.max_piece_z_err_cm,
+            "cut_patches": self.cut_patches,
+            "cut_pieces": self.cut_pieces,
+            "rings": self.rings,
+            "holes": self.holes,
+            "max_edge_dev_cm": self.max_edge_dev_cm,
+            "max_cut_dev_cm": self.max_cut_dev_cm,
             "blob_bytes": self.blob_bytes,
             "z_origin_cm": self.z_origin_cm,
             "z_quant_cm": self.z_quant_cm,
         })
     }
+}
+
+/// Each patch's rings (boundary loops of its pieces, fixed point), by
+/// patch index.
+pub fn patch_rings(pieces: &[(&PieceHeader, &[VertexFixed])]) -> Vec<(u16, Vec<Ring>)> {
+    let mut by_patch: std::collections::BTreeMap<u16, Vec<Vec<[i32; 2]>>> = std::collections::BTreeMap::new();
+    for (h, v) in pieces {
+        by_patch
+            .entry(h.patch.get())
+            .or_default()
+            .push(v.iter().map(|p| [p.x.get(), p.y.get()]).collect());
+    }
+    by_patch
+        .into_iter()
+        .map(|(p, polys)| {
+            let refs: Vec<&Vec<[i32; 2]>> = polys.iter().collect();
+            (p, rings(&refs))
+        })
+        .collect()
 }
 
 /// Certificate cells `(i, j)` (40 cm each, tile frame) holding at least one
@@ -156,9 +206,15 @@ fn run_tile(args: &Args, view: &FileView, xy: (i32, i32)) -> Result<ExitCode> {
         println!("{} tile ({},{})", args.file.display(), xy.0, xy.1);
         for key in [
             "patches",
+            "cut_patches",
             "pieces",
+            "cut_pieces",
             "piece_vertices",
+            "rings",
+            "holes",
             "max_piece_z_err_cm",
+            "max_edge_dev_cm",
+            "max_cut_dev_cm",
             "blockers",
             "vertical_blockers",
             "demoted_walkable_blockers",

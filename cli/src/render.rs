@@ -6,7 +6,7 @@
 //! `<g id="…">` group; the legend's entries toggle them (inline script, so
 //! only where the viewer runs scripts: a browser opening the file itself).
 
-use crate::inspect::{TileCounts, certified_cells, find_tile, parse_tile, tile_pieces};
+use crate::inspect::{TileCounts, certified_cells, find_tile, parse_tile, patch_rings, tile_pieces};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -42,10 +42,14 @@ pub struct Args {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum LayerArg {
-    /// pieces, blockers, bvh and certs.
+    /// pieces, rings, blockers, bvh and certs.
     All,
-    /// Convex walkable pieces, filled, coloured by patch.
+    /// Convex walkable pieces, filled, coloured by patch (grey: cut by
+    /// headroom).
     Pieces,
+    /// Each patch's boundary rings (green: walkable, red dashed: headroom
+    /// cut).
+    Rings,
     /// Blocker triangles (vertical ones as thick lines).
     Blockers,
     /// Boxes of the piece and blocker BVHs.
@@ -60,6 +64,7 @@ enum LayerArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Layer {
     Pieces,
+    Rings,
     Certs,
     Grid,
     Blockers,
@@ -70,6 +75,7 @@ impl Layer {
     pub fn id(self) -> &'static str {
         match self {
             Layer::Pieces => "pieces",
+            Layer::Rings => "rings",
             Layer::Certs => "certs",
             Layer::Grid => "grid",
             Layer::Blockers => "blockers",
@@ -83,8 +89,9 @@ fn resolve_layers(args: &[LayerArg]) -> Vec<Layer> {
     let mut out = Vec::new();
     for a in args {
         match a {
-            LayerArg::All => out.extend([Layer::Pieces, Layer::Blockers, Layer::Bvh, Layer::Certs]),
+            LayerArg::All => out.extend([Layer::Pieces, Layer::Rings, Layer::Blockers, Layer::Bvh, Layer::Certs]),
             LayerArg::Pieces => out.push(Layer::Pieces),
+            LayerArg::Rings => out.push(Layer::Rings),
             LayerArg::Blockers => out.push(Layer::Blockers),
             LayerArg::Bvh => out.push(Layer::Bvh),
             LayerArg::Certs => out.push(Layer::Certs),
@@ -307,6 +314,27 @@ pub fn render_svg(name: &str, tile: &TileView, counts: &TileCounts, halo: f64, l
                     );
                 }
                 s.push_str("</g>\n");
+            }
+            Layer::Rings => {
+                let (mut walk, mut cut) = (String::new(), String::new());
+                for (patch, rings) in patch_rings(&pieces) {
+                    let is_cut = tile
+                        .patches
+                        .get(patch as usize)
+                        .is_some_and(|r| r.flags.get() & patch_flags::HEADROOM_CUT != 0);
+                    let d = if is_cut { &mut cut } else { &mut walk };
+                    for r in rings {
+                        for (k, v) in r.vertices.iter().enumerate() {
+                            let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
+                            let _ = write!(d, "{}{} {}", if k == 0 { "M" } else { "L" }, N(x), sy(y));
+                        }
+                        d.push('z');
+                    }
+                }
+                let _ = writeln!(
+                    s,
+                    r##"<g id="rings" fill="none" stroke-width="4" stroke-linejoin="round"><path d="{walk}" stroke="#0b6b34"/><path d="{cut}" stroke="#c0392b" stroke-dasharray="12 8"/></g>"##
+                );
             }
             Layer::Certs => {
                 let mut one = String::new();
@@ -555,7 +583,10 @@ pub fn render_svg(name: &str, tile: &TileView, counts: &TileCounts, halo: f64, l
                     N(y - 32.0),
                     patch_colour(2)
                 ),
-                format!("pieces: {} convex, filled, coloured by patch", counts.pieces),
+                format!(
+                    "pieces: {} convex, filled, coloured by patch (grey: cut by headroom)",
+                    counts.pieces
+                ),
             ),
             Layer::Blockers => (
                 format!(
@@ -581,6 +612,21 @@ pub fn render_svg(name: &str, tile: &TileView, counts: &TileCounts, halo: f64, l
                 format!(
                     "BVH boxes: pieces (blue, {} lines), blockers (purple, {} lines); leaves dashed",
                     counts.piece_bvh_lines, counts.blocker_bvh_lines
+                ),
+            ),
+            Layer::Rings => (
+                format!(
+                    r##"<path d="M{} {}h44M{} {}h44" stroke="#0b6b34" stroke-width="4"/><path d="M{} {}h44" stroke="#c0392b" stroke-width="4" stroke-dasharray="12 8"/>"##,
+                    N(x),
+                    N(y - 26.0),
+                    N(x),
+                    N(y - 16.0),
+                    N(x),
+                    N(y - 4.0)
+                ),
+                format!(
+                    "rings: {} ({} holes); red dashed: headroom cut ({} patches)",
+                    counts.rings, counts.holes, counts.cut_patches
                 ),
             ),
             Layer::Certs => (
@@ -655,6 +701,6 @@ mod tests {
             resolve_layers(&[LayerArg::Grid, LayerArg::Pieces]),
             vec![Layer::Pieces, Layer::Grid]
         );
-        assert_eq!(resolve_layers(&[LayerArg::All, LayerArg::Pieces]).len(), 4);
+        assert_eq!(resolve_layers(&[LayerArg::All, LayerArg::Pieces]).len(), 5);
     }
 }

@@ -16,10 +16,10 @@
 //! outer ones counter-clockwise, holes clockwise, T-junctions split.
 //! [`check_rings`] validates them with exact integer predicates.
 
+use crate::stage::convex_partition::{FastMap, FastSet};
 use crate::stage::convex_partition::{Polygon, area2, merge_convex};
 use crate::stage::grid::CellMask;
 use crate::stage::tiling::{Piece, orient_i};
-use std::collections::{HashMap, HashSet};
 use walksurf_format::{CELL_SIZE_CM, VERTEX_STEPS_PER_CM};
 
 /// Fixed-point units per cell edge (exact: 20 · 1024).
@@ -81,7 +81,7 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
     // pieces join across the lines they were cut along).
     let mut patches: Vec<PatchInfo> = Vec::new();
     let mut members: Vec<(Vec<Polygon>, &Piece)> = Vec::new();
-    let mut index: HashMap<(u32, bool), usize> = HashMap::new();
+    let mut index: FastMap<(u32, bool), usize> = FastMap::default();
     for (piece, (list, edge_dev, cut_dev)) in pieces.iter().zip(parts) {
         for (poly, cut) in list {
             let k = *index.entry((piece.patch, cut)).or_insert_with(|| {
@@ -103,7 +103,7 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
     }
     // Vertices that are neither the source's nor cell corners are rounded
     // crossings of a cell line with an edge.
-    let source: HashSet<[i32; 2]> = pieces.iter().flat_map(|p| p.vertices.iter().copied()).collect();
+    let source: FastSet<[i32; 2]> = pieces.iter().flat_map(|p| p.vertices.iter().copied()).collect();
     let corner = |v: &[i32; 2]| v[0] as i64 % CELL_FIXED == 0 && v[1] as i64 % CELL_FIXED == 0;
     let made = |v: &[i32; 2]| !(source.contains(v) || corner(v));
     let mut out = Vec::with_capacity(pieces.len());
@@ -147,7 +147,7 @@ pub const CUT_DEV_CELLS_CM: f64 = CELL_SIZE_CM * std::f64::consts::SQRT_2;
 /// reversed.
 fn set_interior_edges(pieces: &mut [Piece], patches: &[PatchInfo]) {
     let group = |p: &Piece| patches[p.patch as usize].group;
-    let mut edges: HashMap<(u32, [i32; 2], [i32; 2]), ()> = HashMap::new();
+    let mut edges: FastMap<(u32, [i32; 2], [i32; 2]), ()> = FastMap::default();
     for p in pieces.iter() {
         let n = p.vertices.len();
         for k in 0..n {
@@ -190,7 +190,7 @@ enum Cut {
 /// blocked.
 fn cut_groups(pieces: &[Piece], masks: &[CellMask], stats: &mut CutStats) -> Vec<Cut> {
     let mut out: Vec<Cut> = masks.iter().map(|m| Cut::Whole(m.any_blocked())).collect();
-    let mut groups: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut groups: FastMap<u32, Vec<usize>> = FastMap::default();
     for (i, p) in pieces.iter().enumerate() {
         if masks[i].any_blocked() {
             groups.entry(p.patch).or_default();
@@ -231,7 +231,7 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
                     (w, c) if !w.is_empty() && !c.is_empty()),
         );
     }
-    let mut owner: HashMap<([i32; 2], [i32; 2]), usize> = HashMap::new();
+    let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::default();
     for (m, &i) in members.iter().enumerate() {
         let v = &pieces[i].vertices;
         for k in 0..v.len() {
@@ -635,7 +635,7 @@ pub fn rings_within(pieces: &[&Polygon], snap_units: i32) -> (Vec<Ring>, i128) {
             }
         }
     }
-    let mut count: HashMap<([i32; 2], [i32; 2]), i32> = HashMap::new();
+    let mut count: FastMap<([i32; 2], [i32; 2]), i32> = FastMap::default();
     for &e in &edges {
         *count.entry(e).or_default() += 1;
     }
@@ -648,7 +648,7 @@ pub fn rings_within(pieces: &[&Polygon], snap_units: i32) -> (Vec<Ring>, i128) {
     // Chain. At a vertex with several outgoing edges (loops touching at a
     // point) take the one turning most to the left: the region stays on
     // the left and each loop stays simple.
-    let mut next: HashMap<[i32; 2], Vec<usize>> = HashMap::new();
+    let mut next: FastMap<[i32; 2], Vec<usize>> = FastMap::default();
     for (i, &(a, _)) in boundary.iter().enumerate() {
         next.entry(a).or_default().push(i);
     }
@@ -696,7 +696,7 @@ pub fn rings_within(pieces: &[&Polygon], snap_units: i32) -> (Vec<Ring>, i128) {
 
 /// Vertex → its cluster's smallest vertex, for vertices within
 /// `snap_units` (on each axis) of another; `verts` sorted.
-fn weld_map(verts: &[[i32; 2]], snap_units: i32) -> HashMap<[i32; 2], [i32; 2]> {
+fn weld_map(verts: &[[i32; 2]], snap_units: i32) -> FastMap<[i32; 2], [i32; 2]> {
     let mut parent: Vec<usize> = (0..verts.len()).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
         while parent[i] != i {
@@ -716,7 +716,7 @@ fn weld_map(verts: &[[i32; 2]], snap_units: i32) -> HashMap<[i32; 2], [i32; 2]> 
             }
         }
     }
-    let mut out = HashMap::new();
+    let mut out = FastMap::default();
     for i in 0..verts.len() {
         let r = root(&mut parent, i);
         if r != i {
@@ -765,7 +765,7 @@ pub fn check_rings(rings: &[Ring]) -> Result<(), RingError> {
         }
     }
     // Closed: every vertex has as many edges in as out.
-    let mut degree: HashMap<[i32; 2], i32> = HashMap::new();
+    let mut degree: FastMap<[i32; 2], i32> = FastMap::default();
     for &(a, b) in &edges {
         *degree.entry(a).or_default() += 1;
         *degree.entry(b).or_default() -= 1;

@@ -101,12 +101,18 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
 
 /// Directed fixed-point edge → value. Only looked up, never iterated, so
 /// the (fast, non-cryptographic) hash order cannot change the result.
-type EdgeMap<V> = HashMap<([i32; 2], [i32; 2]), V, BuildHasherDefault<EdgeHasher>>;
+type EdgeMap<V> = FastMap<([i32; 2], [i32; 2]), V>;
+
+/// A hash map with [`EdgeHasher`], for keys made of the bake's own integers.
+/// Only to look up: iterating it would make the output depend on the hash.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<EdgeHasher>>;
+/// The set of [`FastMap`].
+pub(crate) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<EdgeHasher>>;
 
 /// A multiply-rotate hash of the edge's four `i32`s (keys come from the
 /// bake's own geometry, not from an adversary choosing collisions).
 #[derive(Default)]
-struct EdgeHasher(u64);
+pub(crate) struct EdgeHasher(u64);
 
 impl Hasher for EdgeHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -10,18 +10,20 @@
 //! `headroom` could not stand there. (A wall standing on the piece's edge
 //! is beside the floor, not over it; a floor running on under a wall is
 //! inside a solid there.) Cells the piece does not reach are empty; the
-//! others are walkable.
+//! others are walkable. The pieces of one flat group then share their
+//! blocked cells: the group is one layer.
 //!
 //! The test is exact up to f64 rounding: the other primitive is clipped to
-//! the cell and to the piece (both convex), and `d` is linear over what is
-//! left, so its range is that of the clipped vertices. Cost: for every
-//! primitive, the cells its box covers times the pieces listed there, most
-//! of them rejected by comparing z ranges.
+//! the piece (both convex; the piece inset by the edge tolerance), then to
+//! each cell, and `d` is linear over what is left, so its range is that of
+//! the clipped vertices. Cost: a box-tree query per primitive (pieces whose
+//! box and height band it meets), then per candidate piece nothing if the
+//! cells where they meet are all blocked already, else the clips.
 
 use crate::stage::certificates::xy_box;
+use crate::stage::convex_partition::FastSet;
 use crate::stage::tiling::{BlockerTri, Piece};
 use crate::tolerance::{HEADROOM_EDGE_CM, HEADROOM_TOUCH_CM};
-use std::collections::HashSet;
 use walksurf_format::{CELL_SIZE_CM, from_fixed};
 
 /// The blocked cells of one piece over the cells its box covers.
@@ -53,9 +55,12 @@ impl CellMask {
     }
 }
 
-/// The cell holding tile-relative coordinate `cm`.
+/// The cell holding tile-relative coordinate `cm` (a floor without the
+/// library call: this is on the stage's hot path).
 pub fn cell_of(cm: f64) -> i32 {
-    (cm / CELL_SIZE_CM).floor() as i32
+    let v = cm / CELL_SIZE_CM;
+    let i = v as i32;
+    if (i as f64) > v { i - 1 } else { i }
 }
 
 /// Computes every piece's mask. `blockers` are in world cm, `origin` is
@@ -86,48 +91,30 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
 
     let boxes: Vec<([f64; 2], [f64; 2])> = polys.iter().map(|p| xy_box(p)).collect();
 
-    // Bucket (BUCKET_CELLS² cells) → pieces whose box covers it (CSR).
-    let bucket = |c: i32| c.div_euclid(BUCKET_CELLS);
-    let bi0 = masks.iter().map(|m| bucket(m.i0)).min().unwrap_or(0);
-    let bj0 = masks.iter().map(|m| bucket(m.j0)).min().unwrap_or(0);
-    let bi1 = masks.iter().map(|m| bucket(m.i0 + m.w as i32 - 1)).max().unwrap_or(0);
-    let bj1 = masks.iter().map(|m| bucket(m.j0 + m.h as i32 - 1)).max().unwrap_or(0);
-    let bw = (bi1 - bi0 + 1) as usize;
-    let buckets_of = |m: &CellMask| {
-        let (i0, i1) = (bucket(m.i0) - bi0, bucket(m.i0 + m.w as i32 - 1) - bi0);
-        let (j0, j1) = (bucket(m.j0) - bj0, bucket(m.j0 + m.h as i32 - 1) - bj0);
-        (j0..=j1).flat_map(move |j| (i0..=i1).map(move |i| j as usize * bw + i as usize))
-    };
-    let mut start = vec![0u32; bw * (bj1 - bj0 + 1) as usize + 1];
-    for m in &masks {
-        for at in buckets_of(m) {
-            start[at + 1] += 1;
-        }
-    }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut fill = start.clone();
-    let mut list = vec![Entry::default(); start[start.len() - 1] as usize];
-    for (p, m) in masks.iter().enumerate() {
-        let entry = Entry {
-            piece: p as u32,
-            group: pieces[p].patch,
-            // Rounded outward: a filter, the exact test comes after.
-            z_lo: (z_range[p].0 as f32).next_down(),
-            z_hi: (z_range[p].1 as f32).next_up(),
-        };
-        for at in buckets_of(m) {
-            list[fill[at] as usize] = entry;
-            fill[at] += 1;
-        }
-    }
+    // The pieces as filter entries, rounded outward (the exact test comes
+    // after), boxes shrunk by the edge tolerance (only what lies farther
+    // inside counts), in a box tree.
+    let entries: Vec<Entry> = (0..pieces.len())
+        .map(|p| {
+            let (lo, hi) = boxes[p];
+            Entry {
+                piece: p as u32,
+                group: pieces[p].patch,
+                touch: ((z_range[p].0 + HEADROOM_TOUCH_CM) as f32).next_down(),
+                reach: ((z_range[p].1 + headroom_cm) as f32).next_up(),
+                lo: lo.map(|v| ((v + HEADROOM_EDGE_CM) as f32).next_down()),
+                hi: hi.map(|v| ((v - HEADROOM_EDGE_CM) as f32).next_up()),
+            }
+        })
+        .collect();
+    let tree = EntryTree::new(entries);
+    let (mut found, mut stack): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    // The part of a primitive over a piece, and one row of it.
+    let (mut over, mut row): (Vec<[f64; 3]>, Vec<[f64; 3]>) = (Vec::new(), Vec::new());
 
     // Each piece's edges as inward unit-normal lines.
     let lines: Vec<Vec<Line>> = polys.iter().map(|p| inset_lines(p)).collect();
     let mut buf = Clipper::default();
-    // Per piece: the last primitive met (each pair is tested once).
-    let mut met = vec![u32::MAX; pieces.len()];
 
     // Every other primitive: blockers (no group) and the pieces themselves.
     let blocker_polys: Vec<Vec<[f64; 3]>> = blockers
@@ -143,81 +130,74 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
         .iter()
         .map(|p| (p, u32::MAX))
         .chain(polys.iter().zip(pieces).map(|(p, piece)| (p, piece.patch)));
-    for (qi, (q, group)) in prims.enumerate() {
+    for (q, group) in prims {
         let (qlo, qhi) = xy_box(q);
         let (qz_lo, qz_hi) = z_box(q);
-        let qi = qi as u32;
-        let (ci0, cj0) = (bucket(cell_of(qlo[0])).max(bi0), bucket(cell_of(qlo[1])).max(bj0));
-        let (ci1, cj1) = (bucket(cell_of(qhi[0])).min(bi1), bucket(cell_of(qhi[1])).min(bj1));
-        for bj in cj0..=cj1 {
-            for bi in ci0..=ci1 {
-                let at = (bj - bj0) as usize * bw + (bi - bi0) as usize;
-                for e in &list[start[at] as usize..start[at + 1] as usize] {
-                    if e.group == group
-                        || qz_hi <= e.z_lo as f64 + HEADROOM_TOUCH_CM
-                        || qz_lo >= e.z_hi as f64 + headroom_cm
-                    {
+        // The primitive's box in f32, rounded outward.
+        let (q_bottom, q_top) = ((qz_lo as f32).next_down(), (qz_hi as f32).next_up());
+        let (q_lo, q_hi) = (qlo.map(|v| (v as f32).next_down()), qhi.map(|v| (v as f32).next_up()));
+        let (qcell_lo, qcell_hi) = (qlo.map(cell_of), qhi.map(cell_of));
+        let query = Entry {
+            piece: 0,
+            group,
+            touch: q_top,
+            reach: q_bottom,
+            lo: q_lo,
+            hi: q_hi,
+        };
+        tree.query(&query, &mut found, &mut stack);
+        for &p in &found {
+            let p = p as usize;
+            // Nothing left to block where they meet?
+            let m = &masks[p];
+            let (lo, hi) = (
+                [qcell_lo[0].max(m.i0), qcell_lo[1].max(m.j0)],
+                [
+                    qcell_hi[0].min(m.i0 + m.w as i32 - 1),
+                    qcell_hi[1].min(m.j0 + m.h as i32 - 1),
+                ],
+            );
+            if (lo[1]..=hi[1]).all(|cj| (lo[0]..=hi[0]).all(|ci| m.is_blocked(ci, cj))) {
+                continue;
+            }
+            // Is q over the piece at all? Then row by row, cell by
+            // cell, over the part of q inside the piece.
+            buf.load(q);
+            if !buf.inside(&lines[p]) || !buf.in_band(&pieces[p].plane, headroom_cm) {
+                continue;
+            }
+            // Wholly within the band: every cell it meets is blocked.
+            let all = buf.all_in_band(&pieces[p].plane, headroom_cm);
+            std::mem::swap(&mut buf.work, &mut over);
+            let m = &mut masks[p];
+            let (olo, ohi) = xy_box(&over);
+            let (lo, hi) = ([0, 1].map(|k| cell_of(olo[k])), [0, 1].map(|k| cell_of(ohi[k])));
+            for cj in lo[1]..=hi[1] {
+                let y0 = cj as f64 * CELL_SIZE_CM;
+                buf.load(&over);
+                buf.clip(|p| p[1] - y0);
+                buf.clip(|p| y0 + CELL_SIZE_CM - p[1]);
+                if buf.work.is_empty() {
+                    continue;
+                }
+                std::mem::swap(&mut buf.work, &mut row);
+                let (rlo, rhi) = xy_box(&row);
+                for ci in cell_of(rlo[0])..=cell_of(rhi[0]) {
+                    if m.is_blocked(ci, cj) {
                         continue;
                     }
-                    let p = e.piece as usize;
-                    if met[p] == qi {
-                        continue;
-                    }
-                    met[p] = qi;
-                    let (plo, phi) = boxes[p];
-                    if (0..2).any(|k| qhi[k] < plo[k] || qlo[k] > phi[k]) {
-                        continue;
-                    }
-                    // Nothing left to block where they meet?
-                    let m = &masks[p];
-                    let (lo, hi) = (
-                        [0, 1].map(|k| cell_of(qlo[k].max(plo[k]))),
-                        [0, 1].map(|k| cell_of(qhi[k].min(phi[k]))),
-                    );
-                    if (lo[1]..=hi[1]).all(|cj| (lo[0]..=hi[0]).all(|ci| m.is_blocked(ci, cj))) {
-                        continue;
-                    }
-                    // Is q over the piece at all? Then row by row, cell by
-                    // cell, over the part of q inside the piece.
-                    buf.load(q);
-                    if !buf.inside(&lines[p]) || !buf.in_band(&pieces[p].plane, headroom_cm) {
-                        continue;
-                    }
-                    let over = buf.work.clone();
-                    // Wholly within the band: every cell it meets is blocked.
-                    let all = buf.all_in_band(&pieces[p].plane, headroom_cm);
-                    let m = &mut masks[p];
-                    let (olo, ohi) = xy_box(&over);
-                    let (lo, hi) = ([0, 1].map(|k| cell_of(olo[k])), [0, 1].map(|k| cell_of(ohi[k])));
-                    for cj in lo[1]..=hi[1] {
-                        let y0 = cj as f64 * CELL_SIZE_CM;
-                        buf.load(&over);
-                        buf.clip(|p| p[1] - y0);
-                        buf.clip(|p| y0 + CELL_SIZE_CM - p[1]);
-                        if buf.work.is_empty() {
-                            continue;
-                        }
-                        let row = buf.work.clone();
-                        let (rlo, rhi) = xy_box(&row);
-                        for ci in cell_of(rlo[0])..=cell_of(rhi[0]) {
-                            if m.is_blocked(ci, cj) {
-                                continue;
-                            }
-                            if all {
-                                // A convex row meets every cell of its x range.
-                                let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
-                                m.blocked[k] = true;
-                                continue;
-                            }
-                            let x0 = ci as f64 * CELL_SIZE_CM;
-                            buf.load(&row);
-                            buf.clip(|p| p[0] - x0);
-                            buf.clip(|p| x0 + CELL_SIZE_CM - p[0]);
-                            if !buf.work.is_empty() && buf.in_band(&pieces[p].plane, headroom_cm) {
-                                let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
-                                m.blocked[k] = true;
-                            }
-                        }
+                    // A convex row meets every cell of its x range;
+                    // within the band throughout, each is blocked.
+                    let block = all || {
+                        let x0 = ci as f64 * CELL_SIZE_CM;
+                        buf.load(&row);
+                        buf.clip(|p| p[0] - x0);
+                        buf.clip(|p| x0 + CELL_SIZE_CM - p[0]);
+                        !buf.work.is_empty() && buf.in_band(&pieces[p].plane, headroom_cm)
+                    };
+                    if block {
+                        let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
+                        m.blocked[k] = true;
                     }
                 }
             }
@@ -231,7 +211,7 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
 /// the mask is the patch layer's, so neighbouring pieces are cut along the
 /// same lines (and a shared edge at the same rounded crossing).
 fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
-    let mut blocked: HashSet<(u32, i32, i32)> = HashSet::new();
+    let mut blocked: FastSet<(u32, i32, i32)> = FastSet::default();
     for (piece, m) in pieces.iter().zip(masks.iter()) {
         for (k, _) in m.blocked.iter().enumerate().filter(|(_, b)| **b) {
             blocked.insert((piece.patch, m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32));
@@ -248,17 +228,116 @@ fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
     }
 }
 
-/// A piece as a bucket lists it: enough to reject most pairs in place.
+/// A piece as the candidate search sees it (or a primitive's query, with
+/// `touch` = its top and `reach` = its bottom). Rounded outward.
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     piece: u32,
     group: u32,
-    z_lo: f32,
-    z_hi: f32,
+    /// A primitive's top must be above this (the piece's lowest + touching)
+    /// and its bottom below `reach` (the piece's highest + headroom).
+    touch: f32,
+    reach: f32,
+    /// XY box shrunk by the edge tolerance.
+    lo: [f32; 2],
+    hi: [f32; 2],
 }
 
-/// Cells per side of the buckets that find candidate pieces.
-const BUCKET_CELLS: i32 = 8;
+/// A static binary box tree over the entries (median splits): a query
+/// visits only subtrees whose bounds it meets.
+struct EntryTree {
+    entries: Vec<Entry>,
+    /// Per node: bounds (min touch, max reach, min lo, max hi) and either
+    /// children `(left, right)` or a leaf range of `entries`.
+    nodes: Vec<(Entry, NodeKind)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum NodeKind {
+    Inner(u32, u32),
+    Leaf(u32, u32),
+}
+
+/// Most entries in a leaf.
+const TREE_LEAF: usize = 4;
+
+impl EntryTree {
+    fn new(mut entries: Vec<Entry>) -> EntryTree {
+        let mut tree = EntryTree {
+            entries: Vec::new(),
+            nodes: Vec::new(),
+        };
+        if !entries.is_empty() {
+            let n = entries.len();
+            tree.build(&mut entries, 0, n);
+        }
+        tree.entries = entries;
+        tree
+    }
+
+    fn build(&mut self, entries: &mut [Entry], start: usize, end: usize) -> u32 {
+        let part = &mut entries[start..end];
+        let mut b = part[0];
+        for e in part.iter() {
+            b.touch = b.touch.min(e.touch);
+            b.reach = b.reach.max(e.reach);
+            for k in 0..2 {
+                b.lo[k] = b.lo[k].min(e.lo[k]);
+                b.hi[k] = b.hi[k].max(e.hi[k]);
+            }
+        }
+        let at = self.nodes.len();
+        self.nodes.push((b, NodeKind::Leaf(start as u32, end as u32)));
+        if part.len() > TREE_LEAF {
+            let axis = usize::from(b.hi[1] - b.lo[1] > b.hi[0] - b.lo[0]);
+            let mid = part.len() / 2;
+            let centre = |e: &Entry| e.lo[axis] + e.hi[axis];
+            part.select_nth_unstable_by(mid, |x, y| centre(x).total_cmp(&centre(y)));
+            let left = self.build(entries, start, start + mid);
+            let right = self.build(entries, start + mid, end);
+            self.nodes[at].1 = NodeKind::Inner(left, right);
+        }
+        at as u32
+    }
+
+    /// The pieces `q` may lie over, each once, into `out` (cleared first);
+    /// `stack` is scratch.
+    fn query(&self, q: &Entry, out: &mut Vec<u32>, stack: &mut Vec<u32>) {
+        out.clear();
+        if self.nodes.is_empty() {
+            return;
+        }
+        let meets = |e: &Entry| {
+            q.touch > e.touch
+                && q.reach < e.reach
+                && q.hi[0] > e.lo[0]
+                && q.hi[1] > e.lo[1]
+                && q.lo[0] < e.hi[0]
+                && q.lo[1] < e.hi[1]
+        };
+        stack.clear();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let (b, kind) = &self.nodes[n as usize];
+            if !meets(b) {
+                continue;
+            }
+            match *kind {
+                NodeKind::Inner(l, r) => {
+                    stack.push(l);
+                    stack.push(r);
+                }
+                NodeKind::Leaf(s, e) => {
+                    for x in &self.entries[s as usize..e as usize] {
+                        if x.group != q.group && meets(x) {
+                            out.push(x.piece);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// A piece edge as a line: a point and the inward unit normal.
 #[derive(Clone, Copy, Debug)]
