@@ -139,6 +139,13 @@ pub const EDGE_DEV_CM: f64 = 0.5 * std::f64::consts::SQRT_2 / VERTEX_STEPS_PER_C
 /// one axis) on an edge whose own ends are quantised. [Units: cm]
 pub const EDGE_SPLIT_DEV_CM: f64 = walksurf_format::MAX_PIECE_EDGE_DEV_CM;
 
+/// A piece is split only if at least this share of its area stays
+/// walkable (`NUM / DEN`); else it is cut whole (conservative: a thin
+/// walkable remainder along a slanted wall would cost a staircase of
+/// fragments for little floor).
+const MIN_WALK_SHARE_NUM: i128 = 1;
+const MIN_WALK_SHARE_DEN: i128 = 2;
+
 /// How far a cut along cell lines may lie from where headroom truly ends:
 /// it follows the side of a blocked cell. [Units: cm]
 pub const CUT_DEV_CELLS_CM: f64 = CELL_SIZE_CM * std::f64::consts::SQRT_2;
@@ -225,10 +232,14 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
     let nearest = |_: usize| false;
     let mut splits: Vec<bool> = Vec::with_capacity(members.len());
     for &i in members {
+        // Split only where that keeps a real part walkable: a piece mostly
+        // over blocked cells is cut whole (conservative, and it saves the
+        // staircase of fragments a thin remainder costs).
+        let area = area2(&pieces[i].vertices);
         splits.push(
             masks[i].any_blocked()
                 && matches!(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?,
-                    (w, c) if !w.is_empty() && !c.is_empty()),
+                    (w, c) if !c.is_empty() && MIN_WALK_SHARE_DEN * w.iter().map(area2).sum::<i128>() >= MIN_WALK_SHARE_NUM * area),
         );
     }
     let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::default();
@@ -238,9 +249,34 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
             owner.insert((v[k], v[(k + 1) % v.len()]), m);
         }
     }
+    // Split what should be; a piece whose crossings a neighbour cannot take
+    // (it would stop being convex) is cut whole instead, and the rest done
+    // again: fewer splits each time, so this ends.
+    loop {
+        match try_cut_group(pieces, masks, members, &owner, &splits)? {
+            Ok(cuts) => return Some(cuts),
+            Err(sources) => {
+                for m in sources {
+                    splits[m] = false;
+                }
+            }
+        }
+    }
+}
+
+/// One pass of [`cut_group`] with the pieces to split fixed: the cuts, or
+/// `Err(the split pieces whose crossings a neighbour could not take)`;
+/// `None` if a split piece cannot be split at all.
+fn try_cut_group(
+    pieces: &[Piece],
+    masks: &[CellMask],
+    members: &[usize],
+    owner: &FastMap<([i32; 2], [i32; 2]), usize>,
+    splits: &[bool],
+) -> Option<Result<Vec<Cut>, Vec<usize>>> {
     let mut cuts: Vec<Cut> = members.iter().map(|&i| Cut::Whole(masks[i].any_blocked())).collect();
-    // Crossings to insert: (member, edge start, point).
-    let mut pending: Vec<(usize, [i32; 2], [i32; 2])> = Vec::new();
+    // Crossings to insert: (member, edge start, point, member that made it).
+    let mut pending: Vec<(usize, [i32; 2], [i32; 2], usize)> = Vec::new();
     for (m, &i) in members.iter().enumerate().filter(|(m, _)| splits[*m]) {
         let v = &pieces[i].vertices;
         let edge = |e: usize| (v[e], v[(e + 1) % v.len()]);
@@ -257,23 +293,24 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
         for (e, point) in made {
             let (a, b) = edge(e);
             let n = *owner.get(&(b, a))?;
-            pending.push((n, b, point));
+            pending.push((n, b, point, m));
         }
         cuts[m] = Cut::Split(walk, cut);
     }
     pending.sort_unstable();
     pending.dedup();
-    let mut m = 0;
-    while m < members.len() {
+    let mut failed = Vec::new();
+    for m in 0..members.len() {
         let mine: Vec<([i32; 2], [i32; 2])> = pending.iter().filter(|p| p.0 == m).map(|p| (p.1, p.2)).collect();
-        if !mine.is_empty() {
-            let state = masks[members[m]].any_blocked();
-            let widened = insert_points(&pieces[members[m]].vertices, &mine)?;
-            cuts[m] = Cut::Widened(widened, state);
+        if mine.is_empty() {
+            continue;
         }
-        m += 1;
+        match insert_points(&pieces[members[m]].vertices, &mine) {
+            Some(widened) => cuts[m] = Cut::Widened(widened, masks[members[m]].any_blocked()),
+            None => failed.extend(pending.iter().filter(|p| p.0 == m).map(|p| p.3)),
+        }
     }
-    Some(cuts)
+    Some(if failed.is_empty() { Ok(cuts) } else { Err(failed) })
 }
 
 /// `poly` with each `(edge start, point)` inserted into the edge from that

@@ -375,3 +375,81 @@ fn write_cert_index(blob: &mut Vec<u8>, offsets: &[u32]) {
     let last = if y1 > y0 { offsets[(y1 - 1) * n + x1] } else { 0 };
     blob.extend_from_slice(&last.to_le_bytes());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    type Aabb = ([f64; 3], [f64; 3]);
+
+    /// Every ancestor node of a leaf, dequantised, holds the leaf's box.
+    fn check_containment(lines: &[BvhLine], items: &[BvhItem], quant: &TileQuant) -> Result<(), TestCaseError> {
+        let by_leaf = |leaf: u32| items.iter().find(|it| it.leaf == leaf);
+        let (xy, z) = (1.0 / walksurf_format::BVH_XY_STEPS_PER_CM, quant.z_quant_cm);
+        let mut seen = 0;
+        // (line, the boxes of its ancestors' nodes, dequantised)
+        let mut stack: Vec<(usize, Vec<Aabb>)> = vec![(0, Vec::new())];
+        while let Some((line, above)) = stack.pop() {
+            for node in &lines[line].nodes {
+                let child = node.child.get();
+                if child == BVH_EMPTY {
+                    continue;
+                }
+                let lo = [
+                    node.min[0].get() as f64 * xy - walksurf_format::BVH_XY_MARGIN_CM,
+                    node.min[1].get() as f64 * xy - walksurf_format::BVH_XY_MARGIN_CM,
+                    node.min[2].get() as f64 * z,
+                ];
+                let hi = [
+                    node.max[0].get() as f64 * xy - walksurf_format::BVH_XY_MARGIN_CM,
+                    node.max[1].get() as f64 * xy - walksurf_format::BVH_XY_MARGIN_CM,
+                    node.max[2].get() as f64 * z,
+                ];
+                let mut chain = above.clone();
+                chain.push((lo, hi));
+                if child >= 0 {
+                    stack.push((child as usize, chain));
+                } else {
+                    let it = by_leaf(!child as u32).expect("a leaf names an item");
+                    seen += 1;
+                    for (lo, hi) in &chain {
+                        for k in 0..3 {
+                            prop_assert!(
+                                lo[k] <= it.lo[k] && hi[k] >= it.hi[k],
+                                "box {lo:?}..{hi:?} misses {it:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        prop_assert_eq!(seen, items.len());
+        Ok(())
+    }
+
+    proptest! {
+        /// Quantised BVH boxes (rounded outward) contain what they bound.
+        #[test]
+        fn quantised_boxes_contain_their_items(
+            boxes in proptest::collection::vec(
+                ((-400.0f64..3600.0, -400.0f64..3600.0, 0.0f64..900.0), (0.0f64..300.0, 0.0f64..300.0, 0.0f64..50.0)),
+                1..120,
+            ),
+            z_quant_pow in 0u32..4,
+        ) {
+            let quant = TileQuant { z_origin_cm: 0.0, z_quant_cm: (1u32 << z_quant_pow) as f64 / 64.0 };
+            let mut items: Vec<BvhItem> = boxes
+                .iter()
+                .enumerate()
+                .map(|(i, &((x, y, z), (w, h, d)))| BvhItem {
+                    lo: [x, y, z],
+                    hi: [(x + w).min(3640.0), (y + h).min(3640.0), z + d],
+                    leaf: i as u32,
+                })
+                .collect();
+            let lines = build_bvh(&mut items, &quant);
+            check_containment(&lines, &items, &quant)?;
+        }
+    }
+}
