@@ -176,12 +176,22 @@ impl PreviousTile<'_> {
         let (rest, patches) = walksurf_format::patch_table(h, self.blob, regions_end);
         let mut max_z_err_cm: f64 = 0.0;
         let mut cut_pieces = 0;
+        let mut square_pieces = 0;
         let mut at = 0;
         for _ in 0..pieces {
             let Some(Ok((p, _))) = region.get(at..).map(PieceHeader::read_from_prefix) else {
                 break;
             };
             max_z_err_cm = max_z_err_cm.max(p.z_err_cm.get() as f64);
+            let verts_at = at + header;
+            let vs: Vec<[i32; 2]> = region
+                .get(verts_at..verts_at + p.vertex_count as usize * vertex)
+                .unwrap_or(&[])
+                .chunks_exact(vertex)
+                .filter_map(|c| walksurf_format::VertexFixed::read_from_bytes(c).ok())
+                .map(|v| [v.x.get(), v.y.get()])
+                .collect();
+            square_pieces += usize::from(crate::stage::layout::in_own_square(&vs));
             let flags = patches.get(p.patch.get() as usize).map_or(0, |r| r.flags.get());
             cut_pieces += usize::from(flags & walksurf_format::patch_flags::HEADROOM_CUT != 0);
             at += header + p.vertex_count as usize * vertex;
@@ -195,6 +205,7 @@ impl PreviousTile<'_> {
             max_z_err_cm,
             certificates,
             cut_pieces,
+            square_pieces,
         }
     }
 }

@@ -58,6 +58,9 @@ pub struct BakeReport {
     /// Pieces of headroom-cut patches (geometry above leaves a full-height
     /// agent no room to stand; still real floor for every contact).
     pub cut_pieces: usize,
+    /// Pieces counted once each: those in their tile's own square (`pieces`
+    /// also counts the copies in neighbouring tiles' halos).
+    pub square_pieces: usize,
     /// Pieces the headroom cut split along cell lines, over the rebaked
     /// tiles (the file does not record it, so reused tiles do not count).
     pub split_pieces: usize,
@@ -283,6 +286,7 @@ fn bake_in_pool(
         report.pieces += t.stats.pieces;
         report.piece_vertices += t.stats.vertices;
         report.cut_pieces += t.stats.cut_pieces;
+        report.square_pieces += t.stats.square_pieces;
         report.blockers += t.stats.blockers;
         report.certificates += t.stats.certificates;
         report.max_piece_z_err_cm = report.max_piece_z_err_cm.max(t.stats.max_z_err_cm);

@@ -1035,6 +1035,34 @@ mod tests {
                     }
                 }
             }
+            // Every vertex the cut made lies on a cell line, inside the
+            // source polygon or within its patch's recorded edge deviation
+            // of the boundary.
+            for p in &pieces {
+                let dev = patches[p.patch as usize].edge_dev_cm * VERTEX_STEPS_PER_CM;
+                for v in p.vertices.iter().filter(|v| !poly.contains(v)) {
+                    prop_assert!(
+                        v[0] as i64 % CELL_FIXED == 0 || v[1] as i64 % CELL_FIXED == 0,
+                        "{:?} is on no cell line",
+                        v
+                    );
+                    let n = poly.len();
+                    let inside = (0..n)
+                        .map(|k| {
+                            let (a, b) = (poly[k], poly[(k + 1) % n]);
+                            let len = ((b[0] - a[0]) as f64).hypot((b[1] - a[1]) as f64);
+                            orient_i(a, b, *v) as f64 / len
+                        })
+                        .fold(f64::INFINITY, f64::min);
+                    prop_assert!(
+                        inside >= -dev,
+                        "{:?} lies {} units outside, recorded {}",
+                        v,
+                        -inside,
+                        dev
+                    );
+                }
+            }
             // Rounding each crossing moves the area by less than a step per
             // unit of boundary length.
             let perimeter: f64 = (0..poly.len())

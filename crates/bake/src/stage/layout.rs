@@ -38,6 +38,9 @@ pub struct TileStats {
     pub certificates: usize,
     /// Pieces of headroom-cut patches.
     pub cut_pieces: usize,
+    /// Pieces whose vertex centroid lies in the tile's own square (each
+    /// piece of the level once: the others are halo copies).
+    pub square_pieces: usize,
 }
 
 /// Lays out one tile.
@@ -250,9 +253,18 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         .iter()
         .filter(|p| tile.patches[p.patch as usize].cut)
         .count();
+    stats.square_pieces = tile.pieces.iter().filter(|p| in_own_square(&p.vertices)).count();
     stats.blockers = blockers.len();
     stats.bytes = blob.len() + size_of::<TileHot>();
     Ok((TileRecordInput { hot, blob }, stats))
+}
+
+/// Whether a piece's vertex centroid (fixed point, tile frame) lies in the
+/// tile's own square `[0, TILE_SIZE_CM)²`.
+pub fn in_own_square(vertices: &[[i32; 2]]) -> bool {
+    let n = vertices.len().max(1) as f64;
+    let c = [0, 1].map(|k| vertices.iter().map(|v| from_fixed(v[k])).sum::<f64>() / n);
+    c.iter().all(|&v| (0.0..walksurf_format::TILE_SIZE_CM).contains(&v))
 }
 
 /// Builds a 4-ary BVH; line 0 is the root. Empty input → no lines.
