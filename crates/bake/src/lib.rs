@@ -1,7 +1,9 @@
 //! The walksurf bake pipeline: a level mesh → the bytes of a `.wsurf` file.
 //!
 //! Stages (one module each, in [`stage`]): ingest → classify → tiling (per
-//! tile: coplanar merge, clip to convex pieces, blockers) → layout. Tiles are
+//! tile: flat groups, clip to convex pieces, blockers; then the headroom
+//! grid and the cut along it, `grid` and `contour`) → layout (with
+//! certificates and the patch table). Tiles are
 //! independent (tile locality) and baked in parallel with rayon; the output
 //! is byte-identical for any thread count.
 //!

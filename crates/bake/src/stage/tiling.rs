@@ -1,5 +1,6 @@
-//! Stage 4 (provisional), tiling: triangles → per-tile convex pieces and
-//! blockers.
+//! Tiling: triangles → per-tile convex pieces and blockers, then the
+//! headroom grid ([`crate::stage::grid`]) and cut
+//! ([`crate::stage::contour`]) over the pieces.
 //!
 //! Walkable triangles are grouped into flat groups (one plane each, see
 //! `coplanar_merge::flat_groups`); each triangle is clipped
