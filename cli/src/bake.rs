@@ -168,13 +168,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             )
         };
         println!(
-            "baked {} -> {}: {}, {} patches, {} pieces, {} blockers, {} bytes in {:.0} ms \
+            "baked {} -> {}: {}, {} patches, {} pieces ({} cut by headroom), {} blockers, {} bytes in {:.0} ms \
              ({} of {} triangles walkable, {} degenerate dropped, generation {})",
             args.input.display(),
             args.output.display(),
             how,
             r.patches,
             r.pieces,
+            r.cut_pieces,
             r.blockers,
             r.bytes,
             ms,
