@@ -28,6 +28,22 @@ use std::path::Path;
 use std::time::Instant;
 use walksurf_format::{BakeParams, FileWriter};
 
+/// The ranks `0..n` in bit-reversed order (of the next power of two): each
+/// half of the list, and each half of a half, holds every other rank.
+fn spread(n: usize) -> Vec<usize> {
+    let bits = n.next_power_of_two().trailing_zeros();
+    (0..n.next_power_of_two())
+        .map(|r| {
+            if bits == 0 {
+                r
+            } else {
+                r.reverse_bits() >> (usize::BITS - bits)
+            }
+        })
+        .filter(|&r| r < n)
+        .collect()
+}
+
 /// Progress and timing sink (Recast's `rcContext`): indicatif in the CLI,
 /// silent in tests.
 pub trait Reporter: Sync {
@@ -243,38 +259,49 @@ fn bake_in_pool(
     lap("tile_hashes", &mut report);
 
     reporter.stage("tiles", report.rebaked_tiles as u64);
-    let tiles: Vec<TileOut> = assigned
-        .par_iter()
-        .zip(&hashes)
-        .zip(&reuse)
-        .map(|(((key, tris), &hash), old)| {
-            if let Some(old) = old {
-                let stats = old.stats();
-                return Ok(TileOut {
-                    record: old.record(),
-                    stats,
-                    patches: old.hot.patch_count.get(),
-                    residual_cm: 0.0,
-                    demoted: old.demoted(),
-                    cut: (0, 0),
-                });
-            }
-            let mut tris = tris.clone();
-            stage::tiling::canonical_order(mesh, &mut tris);
-            let content = stage::tiling::build_tile_hashed(mesh, &classes, config, hash, *key, &tris);
-            let laid = stage::layout::layout_tile(&content);
-            reporter.tile_baked(*key);
-            reporter.advance(1);
-            laid.map(|(record, stats)| TileOut {
-                record,
+    // Tiles ranked by size (triangles), spread so that every binary split of
+    // the work (how rayon hands it out) gets every other rank: the threads
+    // get similar shares and finish together. The output keeps tile order.
+    let mut ranked: Vec<usize> = (0..assigned.len()).collect();
+    ranked.sort_by_key(|&i| (std::cmp::Reverse(assigned[i].1.len()), i));
+    let order: Vec<usize> = spread(ranked.len()).into_iter().map(|r| ranked[r]).collect();
+    let bake_one = |(key, tris): &((i32, i32), Vec<u32>),
+                    hash: u64,
+                    old: &Option<incremental::PreviousTile<'_>>|
+     -> Result<TileOut, BakeError> {
+        if let Some(old) = old {
+            let stats = old.stats();
+            return Ok(TileOut {
+                record: old.record(),
                 stats,
-                patches: content.patches.len() as u32,
-                residual_cm: content.max_residual_cm,
-                demoted: content.demoted_triangles,
-                cut: (content.split_pieces, content.unsplittable_pieces),
-            })
+                patches: old.hot.patch_count.get(),
+                residual_cm: 0.0,
+                demoted: old.demoted(),
+                cut: (0, 0),
+            });
+        }
+        let mut tris = tris.clone();
+        stage::tiling::canonical_order(mesh, &mut tris);
+        let content = stage::tiling::build_tile_hashed(mesh, &classes, config, hash, *key, &tris);
+        let laid = stage::layout::layout_tile(&content);
+        reporter.tile_baked(*key);
+        reporter.advance(1);
+        laid.map(|(record, stats)| TileOut {
+            record,
+            stats,
+            patches: content.patches.len() as u32,
+            residual_cm: content.max_residual_cm,
+            demoted: content.demoted_triangles,
+            cut: (content.split_pieces, content.unsplittable_pieces),
         })
-        .collect::<Result<_, _>>()?;
+    };
+    let mut tiles: Vec<(usize, Result<TileOut, BakeError>)> = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&i| (i, bake_one(&assigned[i], hashes[i], &reuse[i])))
+        .collect();
+    tiles.sort_unstable_by_key(|(i, _)| *i);
+    let tiles: Vec<TileOut> = tiles.into_iter().map(|(_, t)| t).collect::<Result<_, _>>()?;
     lap("tiles", &mut report);
 
     reporter.stage("write", 0);
@@ -447,4 +474,28 @@ fn sync_dir(dir: &Path) {
     }
     #[cfg(not(unix))]
     let _ = dir;
+}
+
+#[cfg(test)]
+mod spread_tests {
+    use super::spread;
+
+    #[test]
+    fn spread_is_a_permutation_whose_halves_share_the_ranks() {
+        for n in 0..70 {
+            let s = spread(n);
+            let mut sorted = s.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n = {n}");
+            if n >= 2 {
+                // The two largest tiles go to different halves, and each
+                // half holds about as many ranks.
+                let (a, b) = s.split_at(n / 2);
+                assert!(a.contains(&0) != a.contains(&1), "n = {n}: {s:?}");
+                assert!(a.len().abs_diff(b.len()) <= 1);
+                let sum = |h: &[usize]| h.iter().sum::<usize>() as f64 / h.len() as f64;
+                assert!((sum(a) - sum(b)).abs() <= n as f64 / 2.0, "n = {n}: {s:?}");
+            }
+        }
+    }
 }
