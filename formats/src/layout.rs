@@ -117,6 +117,8 @@ pub struct BakeParams {
     pub max_sweep_len_cm: F32,
     /// Every tile holds the geometry within this distance of its square.
     pub tile_halo_cm: F32,
+    /// Flat groups: largest angle between triangle normals (the bake's
+    /// fixed tolerance) and between a vertex and the group's plane.
     pub coplanar_angle_deg: F32,
     pub coplanar_dist_cm: F32,
     /// Number of input nodes/primitives excluded from collision.

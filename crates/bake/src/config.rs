@@ -35,9 +35,7 @@ pub struct BakeConfig {
     pub collected_normal_z: f64,
     /// Longest horizontal sweep supported. [Limit: > 0] [Units: cm]
     pub max_sweep_len_cm: f64,
-    /// Coplanar merge: largest angle between triangle normals. [Units: degrees]
-    pub coplanar_angle_deg: f64,
-    /// Coplanar merge: largest distance of a vertex from the patch plane. [Units: cm]
+    /// Flat groups: largest distance of a vertex from the group's plane. [Units: cm]
     pub coplanar_dist_cm: f64,
     /// Worker threads; 0 = one per core.
     pub threads: usize,
@@ -55,7 +53,6 @@ impl Default for BakeConfig {
             walkable_normal_z: 0.71,
             collected_normal_z: 0.015,
             max_sweep_len_cm: 256.0,
-            coplanar_angle_deg: 5.0,
             coplanar_dist_cm: 0.002,
             threads: 0,
         }
@@ -96,9 +93,6 @@ impl BakeConfig {
         }
         if !(self.collected_normal_z >= 0.0 && self.collected_normal_z < self.walkable_normal_z) {
             return Err("collected_normal_z must be in [0, walkable_normal_z)".into());
-        }
-        if !(self.coplanar_angle_deg >= 0.0 && self.coplanar_angle_deg < 90.0) {
-            return Err("coplanar_angle_deg must be in [0, 90)".into());
         }
         if self.tile_halo_cm() > walksurf_format::MAX_TILE_HALO_CM {
             return Err(format!(

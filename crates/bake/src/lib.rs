@@ -400,7 +400,8 @@ pub fn bake_params(config: &BakeConfig) -> BakeParams {
         collected_normal_z: (config.collected_normal_z as f32).into(),
         max_sweep_len_cm: (config.max_sweep_len_cm as f32).into(),
         tile_halo_cm: (config.tile_halo_cm() as f32).into(),
-        coplanar_angle_deg: (config.coplanar_angle_deg as f32).into(),
+        // The angle flat groups are merged within (a fixed tolerance).
+        coplanar_angle_deg: (tolerance::FLAT_NORMAL_TOL_RAD.to_degrees() as f32).into(),
         coplanar_dist_cm: (config.coplanar_dist_cm as f32).into(),
         excluded_inputs: (config.exclude.len() as u32).into(),
         reserved: [0.into(); 7],

@@ -1,7 +1,9 @@
 //! Stage 3, coplanar merge: edge-connected walkable triangles whose normals
-//! lie within `coplanar_angle_deg` of the patch's first triangle and whose
-//! vertices lie within `coplanar_dist_cm` of the patch plane become one
-//! patch `z = A·x + B·y + C` (least-squares fit, residual recorded).
+//! lie within [`FLAT_NORMAL_TOL_RAD`](crate::tolerance::FLAT_NORMAL_TOL_RAD)
+//! of the group's first triangle and whose vertices lie within
+//! `coplanar_dist_cm` of its plane become one *flat group* `z = A·x + B·y +
+//! C` (least-squares fit, residual recorded), which may share one plane as
+//! convex pieces.
 //!
 //! Region growing in triangle order over a sorted edge list: deterministic,
 //! `O(n log n)` in the walkable triangle count.
@@ -30,18 +32,6 @@ pub struct Patches {
     /// Bit k: edge k → k+1 of that triangle is shared with a triangle of the
     /// same patch.
     pub interior: Vec<u8>,
-}
-
-/// Merges the walkable triangles `tris` (indices into `mesh`; a tile's
-/// triangles in canonical order). Patch `triangles` hold positions in `tris`.
-pub fn coplanar_merge(mesh: &Mesh, classes: &Classes, tris: &[u32], config: &BakeConfig) -> Patches {
-    grow_regions(
-        mesh,
-        classes,
-        tris,
-        config.coplanar_angle_deg.to_radians().cos(),
-        config.coplanar_dist_cm,
-    )
 }
 
 /// Groups the walkable triangles into *flat* groups, which may share one
