@@ -26,12 +26,6 @@ pub struct Patch {
 #[derive(Clone, Debug, Default)]
 pub struct Patches {
     pub patches: Vec<Patch>,
-    /// Patch of every triangle of the input list, by position in that list
-    /// (`u32::MAX` for non-walkable ones).
-    pub patch_of: Vec<u32>,
-    /// Bit k: edge k → k+1 of that triangle is shared with a triangle of the
-    /// same patch.
-    pub interior: Vec<u8>,
 }
 
 /// Groups the walkable triangles into *flat* groups, which may share one
@@ -142,23 +136,7 @@ fn grow_regions(mesh: &Mesh, classes: &Classes, tris: &[u32], cos_tol: f64, dist
             triangles: members,
         });
     }
-    // Edges shared with another triangle of the same patch are interior.
-    let mut interior = vec![0u8; n];
-    for g in &groups {
-        for x in g.clone() {
-            for y in g.clone() {
-                let (tx, ty) = (edges[x].2 as usize, edges[y].2 as usize);
-                if x != y && patch_of[tx] == patch_of[ty] {
-                    interior[tx] |= 1 << edges[x].3;
-                }
-            }
-        }
-    }
-    Patches {
-        patches,
-        patch_of,
-        interior,
-    }
+    Patches { patches }
 }
 
 /// Runs of equal edges in a sorted edge list.
