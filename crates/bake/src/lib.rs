@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod error;
+pub mod geom;
 pub mod incremental;
 pub mod stage;
 pub mod tolerance;

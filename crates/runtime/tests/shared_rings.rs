@@ -10,6 +10,7 @@
 mod common;
 
 use common::{SHARED_LEVELS, bake_shared_level, shared_levels_dir};
+use walksurf_bake::geom::convex_overlap_area;
 use walksurf_bake::stage::contour::{check_rings, rings, rings_within};
 use walksurf_bake::stage::convex_partition::area2;
 use walksurf_format::{FileView, patch_flags};
@@ -109,39 +110,14 @@ const OVERLAP_AREA2: f64 = 512.0;
 
 /// The largest area (twice, units²) two of `polys` (convex, CCW) share.
 fn max_overlap_area2(polys: &[Vec<[i32; 2]>]) -> f64 {
-    let f = |p: &Vec<[i32; 2]>| -> Vec<[f64; 2]> { p.iter().map(|v| [v[0] as f64, v[1] as f64]).collect() };
+    let f: Vec<Vec<[f64; 2]>> = polys
+        .iter()
+        .map(|p| p.iter().map(|v| [v[0] as f64, v[1] as f64]).collect())
+        .collect();
     let mut best: f64 = 0.0;
-    for i in 0..polys.len() {
-        for j in i + 1..polys.len() {
-            let mut clipped = f(&polys[i]);
-            let other = f(&polys[j]);
-            let n = other.len();
-            for k in 0..n {
-                let (a, b) = (other[k], other[(k + 1) % n]);
-                let side = |p: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-                let m = clipped.len();
-                let mut next = Vec::with_capacity(m + 1);
-                for q in 0..m {
-                    let (p0, p1) = (clipped[(q + m - 1) % m], clipped[q]);
-                    let (s0, s1) = (side(p0), side(p1));
-                    if (s0 >= 0.0) != (s1 >= 0.0) {
-                        let t = s0 / (s0 - s1);
-                        next.push([p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])]);
-                    }
-                    if s1 >= 0.0 {
-                        next.push(p1);
-                    }
-                }
-                clipped = next;
-                if clipped.len() < 3 {
-                    break;
-                }
-            }
-            let m = clipped.len();
-            let a2: f64 = (0..m)
-                .map(|q| clipped[q][0] * clipped[(q + 1) % m][1] - clipped[(q + 1) % m][0] * clipped[q][1])
-                .sum();
-            best = best.max(a2.abs());
+    for i in 0..f.len() {
+        for j in i + 1..f.len() {
+            best = best.max(2.0 * convex_overlap_area(&f[i], &f[j]));
         }
     }
     best

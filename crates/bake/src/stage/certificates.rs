@@ -15,8 +15,9 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
+use crate::geom::{clipped_area, convex_overlap_area, polygon_area, signed_area2, xy_box};
 use rayon::prelude::*;
-use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall, MAX_PIECE_VERTICES};
+use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
@@ -431,51 +432,6 @@ fn f32_at_most(v: f64) -> f32 {
     if f as f64 > v { f.next_down() } else { f }
 }
 
-/// Area of a convex polygon (either orientation) clipped to a box, without
-/// allocating. A polygon of more than [`MAX_PIECE_VERTICES`] vertices
-/// counts as 0 (it then covers nothing: no certificate).
-fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
-    // Each of the four cuts adds at most one vertex to a convex polygon.
-    const CAP: usize = MAX_PIECE_VERTICES + 4;
-    if poly.len() > MAX_PIECE_VERTICES {
-        return 0.0;
-    }
-    let mut bufs = [[[0.0; 2]; CAP]; 2];
-    bufs[0][..poly.len()].copy_from_slice(poly);
-    let mut n = poly.len();
-    for (cut, (axis, bound, keep_below)) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)]
-        .into_iter()
-        .enumerate()
-    {
-        let [a, b] = &mut bufs;
-        let (src, dst) = if cut % 2 == 0 { (&*a, b) } else { (&*b, a) };
-        let inside = |v: [f64; 2]| if keep_below { v[axis] <= bound } else { v[axis] >= bound };
-        let mut m = 0;
-        let mut prev = src[n - 1];
-        for &cur in &src[..n] {
-            let (pi, ci) = (inside(prev), inside(cur));
-            if pi != ci && m < CAP {
-                let t = (bound - prev[axis]) / (cur[axis] - prev[axis]);
-                let mut r = [prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])];
-                r[axis] = bound;
-                dst[m] = r;
-                m += 1;
-            }
-            if ci && m < CAP {
-                dst[m] = cur;
-                m += 1;
-            }
-            prev = cur;
-        }
-        if m < 3 {
-            return 0.0;
-        }
-        n = m;
-    }
-    // After four cuts the result is back in the first buffer.
-    polygon_area(&bufs[0][..n])
-}
-
 /// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
 /// box: every corner on the inner side of every edge, or on it.
 fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> bool {
@@ -497,87 +453,10 @@ fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> boo
     true
 }
 
-/// Twice the signed area of a polygon (positive counter-clockwise).
-fn signed_area2(p: &[[f64; 2]]) -> f64 {
-    let Some(&last) = p.last() else {
-        return 0.0;
-    };
-    let mut area2 = 0.0;
-    let mut prev = last;
-    for &cur in p {
-        area2 += prev[0] * cur[1] - cur[0] * prev[1];
-        prev = cur;
-    }
-    area2
-}
-
-/// Area of a simple polygon (either orientation).
-fn polygon_area(p: &[[f64; 2]]) -> f64 {
-    (signed_area2(p) / 2.0).abs()
-}
-
 /// Area of the intersection of two boxes.
 fn box_overlap_area(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> f64 {
     let w = |k: usize| (a.1[k].min(b.1[k]) - a.0[k].max(b.0[k])).max(0.0);
     w(0) * w(1)
-}
-
-/// Area of the intersection of two convex polygons (either orientation):
-/// `a` clipped by every edge line of `b`.
-fn convex_overlap_area(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
-    let signed = |p: &[[f64; 2]]| {
-        let n = p.len();
-        (0..n)
-            .map(|i| p[i][0] * p[(i + 1) % n][1] - p[(i + 1) % n][0] * p[i][1])
-            .sum::<f64>()
-            / 2.0
-    };
-    let orient = signed(b).signum();
-    if orient == 0.0 {
-        return 0.0;
-    }
-    let mut poly: Vec<[f64; 2]> = a.to_vec();
-    let n = b.len();
-    for i in 0..n {
-        let (p, q) = (b[i], b[(i + 1) % n]);
-        let side = |v: [f64; 2]| orient * ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0]));
-        let mut out = Vec::with_capacity(poly.len() + 1);
-        for j in 0..poly.len() {
-            let (u, v) = (poly[(j + poly.len() - 1) % poly.len()], poly[j]);
-            let (su, sv) = (side(u), side(v));
-            let cut = || {
-                let t = su / (su - sv);
-                [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])]
-            };
-            match (su >= 0.0, sv >= 0.0) {
-                (true, true) => out.push(v),
-                (true, false) => out.push(cut()),
-                (false, true) => {
-                    out.push(cut());
-                    out.push(v);
-                }
-                (false, false) => {}
-            }
-        }
-        poly = out;
-        if poly.len() < 3 {
-            return 0.0;
-        }
-    }
-    signed(&poly).abs()
-}
-
-/// The XY box of points given as `[x, y, ...]`.
-pub(crate) fn xy_box<const N: usize>(p: &[[f64; N]]) -> ([f64; 2], [f64; 2]) {
-    let mut lo = [f64::INFINITY; 2];
-    let mut hi = [f64::NEG_INFINITY; 2];
-    for v in p {
-        for k in 0..2 {
-            lo[k] = lo[k].min(v[k]);
-            hi[k] = hi[k].max(v[k]);
-        }
-    }
-    (lo, hi)
 }
 
 /// The sign of a polygon's signed area: 1 counter-clockwise, −1 clockwise,

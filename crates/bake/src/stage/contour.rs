@@ -884,24 +884,6 @@ mod tests {
         }
     }
 
-    /// Sutherland–Hodgman of an f64 polygon against `side(p) ≥ 0`.
-    fn clip_f64(poly: &[[f64; 2]], side: impl Fn([f64; 2]) -> f64) -> Vec<[f64; 2]> {
-        let n = poly.len();
-        let mut out = Vec::with_capacity(n + 1);
-        for k in 0..n {
-            let (p, c) = (poly[(k + n - 1) % n], poly[k]);
-            let (sp, sc) = (side(p), side(c));
-            if (sp >= 0.0) != (sc >= 0.0) {
-                let t = sp / (sp - sc);
-                out.push([p[0] + t * (c[0] - p[0]), p[1] + t * (c[1] - p[1])]);
-            }
-            if sc >= 0.0 {
-                out.push(c);
-            }
-        }
-        out
-    }
-
     /// A random convex polygon (hull of random points), CCW, fixed point.
     fn hull(points: &[(i32, i32)]) -> Polygon {
         let mut p: Vec<[i32; 2]> = points.iter().map(|&(x, y)| [x, y]).collect();
@@ -1012,16 +994,9 @@ mod tests {
                         let (i, j) = (m.i0 as i64 + (c % m.w) as i64, m.j0 as i64 + (c / m.w) as i64);
                         let (x0, y0) = ((i * CELL_FIXED) as f64, (j * CELL_FIXED) as f64);
                         let (x1, y1) = (x0 + CELL_FIXED as f64, y0 + CELL_FIXED as f64);
-                        let mut q: Vec<[f64; 2]> = p.vertices.iter().map(|v| [v[0] as f64, v[1] as f64]).collect();
-                        for (axis, bound, above) in [(0, x0, true), (0, x1, false), (1, y0, true), (1, y1, false)] {
-                            q = clip_f64(&q, |v| if above { v[axis] - bound } else { bound - v[axis] });
-                        }
-                        let a: f64 = (0..q.len())
-                            .map(|k| {
-                                let (u, v) = (q[k], q[(k + 1) % q.len()]);
-                                u[0] * v[1] - v[0] * u[1]
-                            })
-                            .sum();
+                        let q: Vec<[f64; 2]> = p.vertices.iter().map(|v| [v[0] as f64, v[1] as f64]).collect();
+                        // (twice the area: the sliver bound below is in those units)
+                        let a = 2.0 * crate::geom::clipped_area(&q, [x0, y0], [x1, y1]);
                         // Rounding may move a crossing half a unit into
                         // the cell: at most a unit-wide sliver along it.
                         let sliver = 2.0 * 4.0 * CELL_FIXED as f64;

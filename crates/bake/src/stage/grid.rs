@@ -20,7 +20,7 @@
 //! box and height band it meets), then per candidate piece nothing if the
 //! cells where they meet are all blocked already, else the clips.
 
-use crate::stage::certificates::xy_box;
+use crate::geom::xy_box;
 use crate::stage::convex_partition::FastSet;
 use crate::stage::tiling::{BlockerTri, Piece};
 use crate::tolerance::{HEADROOM_EDGE_CM, HEADROOM_TOUCH_CM};
