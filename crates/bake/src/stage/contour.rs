@@ -174,6 +174,9 @@ fn set_interior_edges(pieces: &mut [Piece], patches: &[PatchInfo]) {
 /// cut edges may lie from the truth. [Units: cm]
 type Parts = (Vec<(Polygon, bool)>, f64, f64);
 
+/// A piece's fragments over walkable cells and over blocked cells.
+type Fragments = (Vec<Polygon>, Vec<Polygon>);
+
 /// What the cut makes of one piece.
 #[derive(Clone, Debug, PartialEq)]
 enum Cut {
@@ -228,19 +231,24 @@ fn cut_groups(pieces: &[Piece], masks: &[CellMask], stats: &mut CutStats) -> Vec
 
 /// [`cut_groups`] for one group's `members`; `None` if it cannot be split.
 fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<Vec<Cut>> {
-    // Which pieces split (nearest rounding is enough to tell).
+    // Which pieces split (nearest rounding is enough to tell; those
+    // fragments serve as they are where no crossing needs rounding to a
+    // side).
     let nearest = |_: usize| false;
     let mut splits: Vec<bool> = Vec::with_capacity(members.len());
+    let mut near: Vec<Option<Fragments>> = Vec::with_capacity(members.len());
     for &i in members {
+        let parts = match masks[i].any_blocked() {
+            true => Some(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?),
+            false => None,
+        };
         // Split only where that keeps a real part walkable: a piece mostly
         // over blocked cells is cut whole (conservative, and it saves the
         // staircase of fragments a thin remainder costs).
         let area = area2(&pieces[i].vertices);
-        splits.push(
-            masks[i].any_blocked()
-                && matches!(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?,
-                    (w, c) if !c.is_empty() && MIN_WALK_SHARE_DEN * w.iter().map(area2).sum::<i128>() >= MIN_WALK_SHARE_NUM * area),
-        );
+        splits.push(matches!(&parts,
+            Some((w, c)) if !c.is_empty() && MIN_WALK_SHARE_DEN * w.iter().map(area2).sum::<i128>() >= MIN_WALK_SHARE_NUM * area));
+        near.push(parts);
     }
     let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::default();
     for (m, &i) in members.iter().enumerate() {
@@ -253,7 +261,7 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
     // (it would stop being convex) is cut whole instead, and the rest done
     // again: fewer splits each time, so this ends.
     loop {
-        match try_cut_group(pieces, masks, members, &owner, &splits)? {
+        match try_cut_group(pieces, masks, members, &owner, &splits, &near)? {
             Ok(cuts) => return Some(cuts),
             Err(sources) => {
                 for m in sources {
@@ -273,6 +281,7 @@ fn try_cut_group(
     members: &[usize],
     owner: &FastMap<([i32; 2], [i32; 2]), usize>,
     splits: &[bool],
+    near: &[Option<Fragments>],
 ) -> Option<Result<Vec<Cut>, Vec<usize>>> {
     let mut cuts: Vec<Cut> = members.iter().map(|&i| Cut::Whole(masks[i].any_blocked())).collect();
     // Crossings to insert: (member, edge start, point, member that made it).
@@ -286,7 +295,10 @@ fn try_cut_group(
             owner.get(&(b, a)).is_some_and(|&n| !splits[n])
         };
         let mut made = Vec::new();
-        let (walk, cut) = split(v, &masks[i], &toward, &mut made)?;
+        let (walk, cut) = match &near[m] {
+            Some(parts) if !(0..v.len()).any(toward) => parts.clone(),
+            _ => split(v, &masks[i], &toward, &mut made)?,
+        };
         if walk.is_empty() || cut.is_empty() {
             return None; // rounding changed what the piece is
         }
@@ -361,7 +373,7 @@ fn split(
     mask: &CellMask,
     toward: &dyn Fn(usize) -> bool,
     made: &mut Vec<(usize, [i32; 2])>,
-) -> Option<(Vec<Polygon>, Vec<Polygon>)> {
+) -> Option<Fragments> {
     let start: Vec<ClipVertex> = poly
         .iter()
         .enumerate()
