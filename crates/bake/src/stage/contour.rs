@@ -20,6 +20,7 @@ use crate::stage::convex_partition::{FastMap, FastSet};
 use crate::stage::convex_partition::{Polygon, area2, merge_convex};
 use crate::stage::grid::CellMask;
 use crate::stage::tiling::{Piece, orient_i};
+use std::ops::Range;
 use walksurf_format::{CELL_SIZE_CM, VERTEX_STEPS_PER_CM};
 
 /// Fixed-point units per cell edge (exact: 20 · 1024).
@@ -384,51 +385,52 @@ fn split(
         })
         .collect();
     let (mut walk, mut cut) = (Vec::new(), Vec::new());
-    let mut clip = |poly_: &[ClipVertex], axis: usize, c: i64, keep_above: bool| {
-        clip_line(poly_, poly, axis, c, keep_above, toward, made)
+    // The part of `p` between the lines at cells `span.start` and
+    // `span.end` (offset by `first`) on `axis`; no line at the mask's ends.
+    let mut clip_span = |p: &[ClipVertex], axis: usize, first: i32, span: &Range<usize>, n: usize| {
+        let line = |k: usize| (first as i64 + k as i64) * CELL_FIXED;
+        let mut out = p.to_vec();
+        if span.start > 0 {
+            out = clip_line(&out, poly, axis, line(span.start), true, toward, made);
+        }
+        if span.end < n {
+            out = clip_line(&out, poly, axis, line(span.end), false, toward, made);
+        }
+        out
     };
-    // Bands of consecutive rows with the same states: cut only where the
-    // state changes (an axis-aligned blocked strip is one cut).
+    // Bands of consecutive rows with the same states, then runs of equal
+    // cells in a band: cut only where the state changes (an axis-aligned
+    // blocked strip is one cut).
     let row = |j: usize| &mask.blocked[j * mask.w..(j + 1) * mask.w];
-    let mut j = 0;
-    while j < mask.h {
-        let mut j_end = j + 1;
-        while j_end < mask.h && row(j_end) == row(j) {
-            j_end += 1;
-        }
-        let mut strip = start.clone();
-        if j > 0 {
-            strip = clip(&strip, 1, (mask.j0 as i64 + j as i64) * CELL_FIXED, true);
-        }
-        if j_end < mask.h {
-            strip = clip(&strip, 1, (mask.j0 as i64 + j_end as i64) * CELL_FIXED, false);
-        }
-        let states = row(j);
-        j = j_end;
+    for band in equal_runs(mask.h, |a, b| row(a) == row(b)) {
+        let strip = clip_span(&start, 1, mask.j0, &band, mask.h);
         if strip.len() < 3 {
             continue;
         }
-        let mut i = 0;
-        while i < mask.w {
-            let state = states[i];
-            let mut end = i + 1;
-            while end < mask.w && states[end] == state {
-                end += 1;
+        let states = row(band.start);
+        for run in equal_runs(mask.w, |a, b| states[a] == states[b]) {
+            let part = clip_span(&strip, 0, mask.i0, &run, mask.w);
+            if let Some(p) = finish(&part)? {
+                if states[run.start] { cut.push(p) } else { walk.push(p) }
             }
-            let mut run = strip.clone();
-            if i > 0 {
-                run = clip(&run, 0, (mask.i0 as i64 + i as i64) * CELL_FIXED, true);
-            }
-            if end < mask.w {
-                run = clip(&run, 0, (mask.i0 as i64 + end as i64) * CELL_FIXED, false);
-            }
-            if let Some(p) = finish(&run)? {
-                if state { cut.push(p) } else { walk.push(p) }
-            }
-            i = end;
         }
     }
     Some((walk, cut))
+}
+
+/// The ranges of consecutive indices `0..n` that `same` says are equal.
+fn equal_runs(n: usize, same: impl Fn(usize, usize) -> bool) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut end = i + 1;
+        while end < n && same(i, end) {
+            end += 1;
+        }
+        out.push(i..end);
+        i = end;
+    }
+    out
 }
 
 /// Sutherland–Hodgman against the cell line `axis = c` (fixed point),
