@@ -4,6 +4,8 @@
 //! keeps all of it; every patch's rings are valid and hold its pieces'
 //! area. Checked from the baked file, against the generated geometry.
 
+mod common;
+
 use walksurf_bake::stage::contour::{check_rings, rings};
 use walksurf_bake::stage::convex_partition::area2;
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh};
@@ -17,26 +19,14 @@ const ROOF_X: [f64; 2] = [800.5, 1200.3];
 /// A floor with a 20 cm roof slab whose underside is at `roof_z` over
 /// [`ROOF_X`] (a tunnel without walls).
 fn tunnel(roof_z: f64) -> Mesh {
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    let mut quad = |q: [[f64; 3]; 4]| {
-        let i = vertices.len() as u32;
-        vertices.extend(q);
-        triangles.extend([[i, i + 1, i + 2], [i, i + 2, i + 3]]);
-    };
     let [fx, fy] = FLOOR;
     let [r0, r1] = ROOF_X;
-    quad([[0.0, 0.0, 0.0], [fx, 0.0, 0.0], [fx, fy, 0.0], [0.0, fy, 0.0]]);
+    let floor = [[0.0, 0.0, 0.0], [fx, 0.0, 0.0], [fx, fy, 0.0], [0.0, fy, 0.0]];
     // Roof underside and top, 20 cm thick.
-    for z in [roof_z, roof_z + 20.0] {
-        quad([[r0, -50.0, z], [r1, -50.0, z], [r1, fy + 50.0, z], [r0, fy + 50.0, z]]);
-    }
-    let n = triangles.len();
-    Mesh {
-        vertices,
-        triangles,
-        walkable_allowed: vec![true; n],
-    }
+    let roof =
+        [roof_z, roof_z + 20.0].map(|z| [[r0, -50.0, z], [r1, -50.0, z], [r1, fy + 50.0, z], [r0, fy + 50.0, z]]);
+    let (vertices, triangles) = common::quads([floor].into_iter().chain(roof));
+    common::mesh(vertices, triangles)
 }
 
 /// One tile's pieces: (world XY polygon in cm, fixed-point polygon, patch

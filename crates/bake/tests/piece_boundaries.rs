@@ -13,6 +13,8 @@
 //!   of each stair nosing) is a piece vertex of that tile;
 //! * the pieces of a tile cover exactly the walkable area in its square.
 
+mod common;
+
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh};
 use walksurf_format::{FileView, TILE_SIZE_CM, TileView, VERTEX_STEPS_PER_CM, from_fixed};
 
@@ -59,13 +61,8 @@ fn level(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Level {
         .filter(|&(_, n)| n == 1)
         .map(|((a, b), _)| [a, b].map(|i| [vertices[i as usize][0], vertices[i as usize][1]]))
         .collect();
-    let n = triangles.len();
     Level {
-        mesh: Mesh {
-            vertices,
-            triangles,
-            walkable_allowed: vec![true; n],
-        },
+        mesh: common::mesh(vertices, triangles),
         boundary,
         area,
     }
@@ -96,19 +93,15 @@ fn floor_with_hole() -> Level {
 /// 200.5 cm, from x = 100.2), each a tread quad and a riser quad.
 fn stair() -> Level {
     let (x0, tread, riser, y0, y1) = (100.2, 30.1, 17.3, 50.4, 250.9);
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    let mut quad = |q: [[f64; 3]; 4]| {
-        let i = vertices.len() as u32;
-        vertices.extend(q);
-        triangles.extend([[i, i + 1, i + 2], [i, i + 2, i + 3]]);
-    };
-    for s in 0..5 {
+    let steps = (0..5).flat_map(|s| {
         let (xa, xb, z) = (x0 + s as f64 * tread, x0 + (s + 1) as f64 * tread, s as f64 * riser);
-        quad([[xa, y0, z], [xb, y0, z], [xb, y1, z], [xa, y1, z]]);
-        // The riser up to the next tread, at its far edge.
-        quad([[xb, y0, z], [xb, y0, z + riser], [xb, y1, z + riser], [xb, y1, z]]);
-    }
+        [
+            [[xa, y0, z], [xb, y0, z], [xb, y1, z], [xa, y1, z]],
+            // The riser up to the next tread, at its far edge.
+            [[xb, y0, z], [xb, y0, z + riser], [xb, y1, z + riser], [xb, y1, z]],
+        ]
+    });
+    let (vertices, triangles) = common::quads(steps);
     level(vertices, triangles)
 }
 
