@@ -1,16 +1,19 @@
 //! Stage 5, contour: the headroom cut and the rings.
 //!
 //! [`headroom_cut`] splits every piece whose cells are partly blocked
-//! ([`crate::stage::grid`]) along the cell lines between walkable and
-//! blocked cells, merges each side back into convex pieces, and gives each
-//! flat group up to two patches: its walkable part and its cut part. A
-//! piece vertex where a cell line crosses a true edge is that crossing
-//! rounded once to the fixed-point grid (computed from the original edge,
-//! so neighbouring fragments share it exactly): the boundary moves by no
-//! more than the vertex quantisation. The cut itself follows cell lines, on
-//! the blocked side of nothing: a walkable patch never reaches into a
-//! blocked cell, so it lies within one cell diagonal inside the true
-//! headroom boundary (recorded as the patch's `cut_dev_cm`).
+//! ([`crate::stage::grid`]) by straight lines where it can (one line for
+//! split pieces joined across shared edges, or a line per piece meeting its
+//! neighbours' where the walkable cells end on their shared edge, or a line
+//! per group of blocked cells) and else along the cell lines between
+//! walkable and blocked cells; merges each side back into convex pieces,
+//! and gives each flat group up to two patches: its walkable part and its
+//! cut part. A piece vertex where a cut crosses a true edge is that
+//! crossing rounded once to the fixed-point grid (computed from the
+//! original edge, so neighbouring fragments share it exactly): the boundary
+//! moves by no more than the vertex quantisation. A walkable patch never
+//! reaches into a blocked cell; how far inside the true headroom boundary
+//! it may end (a cell diagonal along cell lines, more for a straight cut,
+//! bounded by `MAX_STRAIGHT_CUT_DEV_CM`) is the patch's `cut_dev_cm`.
 //!
 //! [`rings`] turns one patch's pieces back into its boundary: closed loops,
 //! outer ones counter-clockwise, holes clockwise, T-junctions split.
@@ -67,13 +70,13 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
         parts.push(match cut {
             Cut::Whole(state) => (vec![(piece.vertices.clone(), state)], EDGE_DEV_CM, 0.0),
             Cut::Widened(poly, state) => (vec![(poly, state)], EDGE_SPLIT_DEV_CM, 0.0),
-            Cut::Split(walk, cut) => {
+            Cut::Split(walk, cut, cut_dev) => {
                 stats.split += 1;
                 let tagged = walk
                     .into_iter()
                     .map(|p| (p, false))
                     .chain(cut.into_iter().map(|p| (p, true)));
-                (tagged.collect(), EDGE_SPLIT_DEV_CM, CUT_DEV_CELLS_CM)
+                (tagged.collect(), EDGE_SPLIT_DEV_CM, cut_dev)
             }
         });
     }
@@ -147,6 +150,18 @@ pub const EDGE_SPLIT_DEV_CM: f64 = walksurf_format::MAX_PIECE_EDGE_DEV_CM;
 const MIN_WALK_SHARE_NUM: i128 = 1;
 const MIN_WALK_SHARE_DEN: i128 = 2;
 
+/// How far a straight cut may lie from where headroom truly ends (see
+/// [`StraightCut::dev_cm`]); a line that strays farther from the blocked
+/// cells would give up too much walkable floor, and the cut follows the
+/// cell lines instead. [Units: cm]
+const MAX_STRAIGHT_CUT_DEV_CM: f64 = CUT_DEV_CELLS_CM + STRAIGHT_CUT_STRAY_CM;
+
+/// How much farther than a cell line a straight cut may stray from the
+/// blocked cells: the default agent's radius (floor that near to where
+/// headroom ends lies under the agent's side, never under its centre).
+/// [Units: cm]
+const STRAIGHT_CUT_STRAY_CM: f64 = 42.0;
+
 /// How far a cut along cell lines may lie from where headroom truly ends:
 /// it follows the side of a blocked cell. [Units: cm]
 pub const CUT_DEV_CELLS_CM: f64 = CELL_SIZE_CM * std::f64::consts::SQRT_2;
@@ -186,8 +201,9 @@ enum Cut {
     /// Unchanged but for crossings of its neighbours' cuts inserted into
     /// its edges; cut (`true`) or walkable.
     Widened(Polygon, bool),
-    /// Fragments over walkable cells and over blocked cells.
-    Split(Vec<Polygon>, Vec<Polygon>),
+    /// Fragments over walkable cells and over blocked cells, and how far
+    /// the cut between them may lie from where headroom truly ends. [Units: cm]
+    Split(Vec<Polygon>, Vec<Polygon>, f64),
 }
 
 /// The cut of every piece, a flat group at a time. A piece with blocked
@@ -287,28 +303,84 @@ fn try_cut_group(
     let mut cuts: Vec<Cut> = members.iter().map(|&i| Cut::Whole(masks[i].any_blocked())).collect();
     // Crossings to insert: (member, edge start, point, member that made it).
     let mut pending: Vec<(usize, [i32; 2], [i32; 2], usize)> = Vec::new();
-    for (m, &i) in members.iter().enumerate().filter(|(m, _)| splits[*m]) {
-        let v = &pieces[i].vertices;
-        let edge = |e: usize| (v[e], v[(e + 1) % v.len()]);
-        // Round toward this piece where the neighbour across stays whole.
-        let toward = |e: usize| {
-            let (a, b) = edge(e);
-            owner.get(&(b, a)).is_some_and(|&n| !splits[n])
-        };
-        let mut made = Vec::new();
-        let (walk, cut) = match &near[m] {
-            Some(parts) if !(0..v.len()).any(toward) => parts.clone(),
-            _ => split(v, &masks[i], &toward, &mut made)?,
-        };
-        if walk.is_empty() || cut.is_empty() {
-            return None; // rounding changed what the piece is
-        }
+    let neighbour = |m: usize, e: usize| {
+        let v = &pieces[members[m]].vertices;
+        owner.get(&(v[(e + 1) % v.len()], v[e])).copied()
+    };
+    // Round toward the split piece where the neighbour across stays whole.
+    let toward = |m: usize| move |e: usize| neighbour(m, e).is_some_and(|n| !splits[n]);
+    let mut record = |m: usize, made: Vec<(usize, [i32; 2])>| -> Option<()> {
+        let v = &pieces[members[m]].vertices;
         for (e, point) in made {
-            let (a, b) = edge(e);
-            let n = *owner.get(&(b, a))?;
-            pending.push((n, b, point, m));
+            // Only whole neighbours take crossings (split ones made the same).
+            if let Some(n) = neighbour(m, e).filter(|&n| !splits[n]) {
+                pending.push((n, v[(e + 1) % v.len()], point, m));
+            }
         }
-        cuts[m] = Cut::Split(walk, cut);
+        Some(())
+    };
+    // Split pieces joined across shared edges are cut by one straight line
+    // (a crossing of an edge two of them share is then the same point in
+    // both); where that cannot be done, each along its cell lines.
+    let adjacent = |m: usize| {
+        (0..pieces[members[m]].vertices.len())
+            .filter_map(|e| neighbour(m, e))
+            .collect()
+    };
+    for cluster in clusters(splits, adjacent) {
+        let polys: Vec<&Polygon> = cluster.iter().map(|&m| &pieces[members[m]].vertices).collect();
+        let cluster_masks: Vec<&CellMask> = cluster.iter().map(|&m| &masks[members[m]]).collect();
+        let straight = straight_line(&polys, &cluster_masks).and_then(|line| {
+            let mut out = Vec::with_capacity(cluster.len());
+            let mut on_line = Vec::new();
+            for &m in &cluster {
+                let mut made = Vec::new();
+                let parts = split_by_line(polys[out.len()], &line, &toward(m), &|_| None, &mut made, &mut on_line)?;
+                out.push((m, parts.0, parts.1, made));
+            }
+            let dev = line.dev_cm(&on_line);
+            Some(
+                out.into_iter()
+                    .map(|(m, walk, cut, made)| (m, walk, cut.into_iter().collect(), made, dev))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        let shared = |m: usize, e: usize| neighbour(m, e).filter(|&n| splits[n]);
+        let cut_lines = straight.or_else(|| {
+            chords(
+                &cluster,
+                |m| &pieces[members[m]].vertices,
+                |m| &masks[members[m]],
+                shared,
+                |m, e| toward(m)(e),
+            )
+        });
+        if let Some(out) = cut_lines {
+            for (m, walk, cut, made, dev) in out {
+                record(m, made)?;
+                cuts[m] = match (walk, cut.is_empty()) {
+                    (Some(walk), false) => Cut::Split(vec![walk], cut, dev),
+                    (Some(_), true) => Cut::Whole(false),
+                    (None, false) => Cut::Whole(true),
+                    (None, true) => return None,
+                };
+            }
+            continue;
+        }
+        for m in cluster {
+            let i = members[m];
+            let v = &pieces[i].vertices;
+            let mut made = Vec::new();
+            let (walk, cut) = match &near[m] {
+                Some(parts) if !(0..v.len()).any(toward(m)) => parts.clone(),
+                _ => split(v, &masks[i], &toward(m), &mut made)?,
+            };
+            if walk.is_empty() || cut.is_empty() {
+                return None; // rounding changed what the piece is
+            }
+            record(m, made)?;
+            cuts[m] = Cut::Split(walk, cut, CUT_DEV_CELLS_CM);
+        }
     }
     pending.sort_unstable();
     pending.dedup();
@@ -410,12 +482,633 @@ fn split(
         let states = row(band.start);
         for run in equal_runs(mask.w, |a, b| states[a] == states[b]) {
             let part = clip_span(&strip, 0, mask.i0, &run, mask.w);
-            if let Some(p) = finish(&part)? {
+            if let Some(p) = finish(part.iter().map(|v| v.fixed))? {
                 if states[run.start] { cut.push(p) } else { walk.push(p) }
             }
         }
     }
     Some((walk, cut))
+}
+
+/// The connected sets of split members (`split[m]`), joined where one is
+/// among the other's `adjacent` members; each sorted, in order of their
+/// first member.
+fn clusters(split: &[bool], adjacent: impl Fn(usize) -> Vec<usize>) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; split.len()];
+    let mut out = Vec::new();
+    for first in (0..split.len()).filter(|&m| split[m]) {
+        if seen[first] {
+            continue;
+        }
+        seen[first] = true;
+        let mut cluster = vec![first];
+        let mut k = 0;
+        while k < cluster.len() {
+            for n in adjacent(cluster[k]) {
+                if split[n] && !seen[n] {
+                    seen[n] = true;
+                    cluster.push(n);
+                }
+            }
+            k += 1;
+        }
+        cluster.sort_unstable();
+        out.push(cluster);
+    }
+    out
+}
+
+/// A straight cut: the walkable side is `normal · x <= c` (fixed point),
+/// every blocked cell of the pieces it cuts on the other side.
+struct StraightCut {
+    normal: [i64; 2],
+    c: i128,
+    /// Lowest corners of the blocked cells the pieces overlap.
+    cells: Vec<[i64; 2]>,
+}
+
+impl StraightCut {
+    fn side(&self, v: [i32; 2]) -> i128 {
+        self.normal[0] as i128 * v[0] as i128 + self.normal[1] as i128 * v[1] as i128 - self.c
+    }
+
+    /// How far the cut may lie from where headroom truly ends: the
+    /// farthest point of the line between `on_line` points from a blocked
+    /// cell, plus that cell's diagonal. Distance is 1-Lipschitz along the
+    /// line, so samples a step apart miss at most half a step. [Units: cm]
+    fn dev_cm(&self, on_line: &[[f64; 2]]) -> f64 {
+        let dir = [-(self.normal[1] as f64), self.normal[0] as f64];
+        let along = |p: &[f64; 2]| p[0] * dir[0] + p[1] * dir[1];
+        let (Some(lo), Some(hi)) = (
+            on_line.iter().copied().min_by(|p, q| along(p).total_cmp(&along(q))),
+            on_line.iter().copied().max_by(|p, q| along(p).total_cmp(&along(q))),
+        ) else {
+            return CUT_DEV_CELLS_CM;
+        };
+        let len = (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
+        let samples = (len / (CELL_FIXED as f64 / 4.0)).ceil().max(1.0) as usize;
+        let cell = CELL_FIXED as f64;
+        // Squared distances; a sample no farther from the cell nearest the
+        // last one than the farthest so far changes nothing.
+        let (mut far2, mut last) = (0.0f64, 0);
+        let limit = (MAX_STRAIGHT_CUT_DEV_CM - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM;
+        for s in 0..=samples {
+            let t = s as f64 / samples as f64;
+            let p = [lo[0] + t * (hi[0] - lo[0]), lo[1] + t * (hi[1] - lo[1])];
+            let dist2 = |c: &[i64; 2]| {
+                let dx = (c[0] as f64 - p[0]).max(p[0] - (c[0] as f64 + cell)).max(0.0);
+                let dy = (c[1] as f64 - p[1]).max(p[1] - (c[1] as f64 + cell)).max(0.0);
+                dx * dx + dy * dy
+            };
+            if dist2(&self.cells[last]) <= far2 {
+                continue;
+            }
+            let (k, d2) = self
+                .cells
+                .iter()
+                .map(dist2)
+                .enumerate()
+                .fold((last, f64::INFINITY), |b, (k, d)| if d < b.1 { (k, d) } else { b });
+            last = k;
+            far2 = far2.max(d2);
+            if far2 > limit * limit {
+                break; // too far already: the caller only needs to know that
+            }
+        }
+        let far = far2.sqrt();
+        (far + 0.5 * len / samples as f64) / VERTEX_STEPS_PER_CM + CUT_DEV_CELLS_CM
+    }
+}
+
+/// One straight line in place of the staircase of cell lines through
+/// `polys` (a connected set of pieces): of the candidate directions (the
+/// axes, the diagonals, each piece edge's), the line that keeps every
+/// blocked cell the pieces overlap on its cut side and the most area on
+/// its walkable side, if that is at least the share [`cut_group`] asks of
+/// a split. `None` where no blocked cell overlaps them.
+fn straight_line(polys: &[&Polygon], masks: &[&CellMask]) -> Option<StraightCut> {
+    let mut cells: Vec<[i64; 2]> = polys.iter().zip(masks).flat_map(|(p, m)| blocked_cells(p, m)).collect();
+    cells.sort_unstable();
+    cells.dedup();
+    if cells.is_empty() {
+        return None;
+    }
+    line_for_cells(polys, cells, MIN_WALK_SHARE_NUM as f64 / MIN_WALK_SHARE_DEN as f64)
+}
+
+/// [`straight_line`] for given blocked `cells`, keeping at least `share`
+/// of the pieces' area walkable.
+fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> Option<StraightCut> {
+    let normals = candidate_normals(polys, &cells);
+    let fpolys: Vec<Vec<[f64; 2]>> = polys
+        .iter()
+        .map(|p| p.iter().map(|v| [v[0] as f64, v[1] as f64]).collect())
+        .collect();
+    let total: f64 = polys.iter().map(|p| 0.5 * area2(p) as f64).sum();
+    // Each candidate through the nearest blocked-cell corner; the one
+    // keeping the most area of those that stay near the blocked cells.
+    let mut candidates: Vec<(f64, usize, StraightCut, Vec<[f64; 2]>)> = Vec::with_capacity(normals.len());
+    for (k, &normal) in normals.iter().enumerate() {
+        let dot = |v: [i64; 2]| normal[0] as i128 * v[0] as i128 + normal[1] as i128 * v[1] as i128;
+        let c = cells.iter().flat_map(|&lo| cell_corners(lo)).map(dot).min()?;
+        let mut on_line = Vec::new();
+        let kept: f64 = fpolys.iter().map(|p| half_plane_area(p, normal, c, &mut on_line)).sum();
+        if kept >= share * total && kept < total {
+            candidates.push((
+                kept,
+                k,
+                StraightCut {
+                    normal,
+                    c,
+                    cells: Vec::new(),
+                },
+                on_line,
+            ));
+        }
+    }
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut line = candidates.into_iter().find_map(|(_, _, mut line, on_line)| {
+        line.cells = std::mem::take(&mut cells);
+        if line.dev_cm(&on_line) <= MAX_STRAIGHT_CUT_DEV_CM {
+            Some(line)
+        } else {
+            cells = std::mem::take(&mut line.cells);
+            None
+        }
+    })?;
+    line.cells.shrink_to_fit();
+    Some(line)
+}
+
+/// `poly`'s parts on the walkable and the cut side of `line` (`None`: no
+/// area there), each crossing computed once from its edge and rounded as
+/// in [`split`], or the point `fixed` gives for that edge (every crossing
+/// recorded in `made` as `(edge, point)`); the exact crossings and vertices on the line are
+/// added to `on_line`. `None` if a part is not strictly convex once
+/// rounded.
+fn split_by_line(
+    poly: &Polygon,
+    line: &StraightCut,
+    toward: &dyn Fn(usize) -> bool,
+    fixed: &dyn Fn(usize) -> Option<[i32; 2]>,
+    made: &mut Vec<(usize, [i32; 2])>,
+    on_line: &mut Vec<[f64; 2]>,
+) -> Option<(Option<Polygon>, Option<Polygon>)> {
+    let n = poly.len();
+    let (mut walk, mut cut) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
+    for k in 0..n {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        let (sa, sb) = (line.side(a), line.side(b));
+        if sa <= 0 {
+            walk.push(a);
+        }
+        if sa >= 0 {
+            cut.push(a);
+        }
+        if sa == 0 {
+            on_line.push([a[0] as f64, a[1] as f64]);
+        }
+        if (sa < 0 && sb > 0) || (sa > 0 && sb < 0) {
+            let (at, fixed) = match fixed(k) {
+                Some(x) => ([x[0] as f64, x[1] as f64], x),
+                None => line_crossing(a, b, |v| line.side(v), toward(k)),
+            };
+            made.push((k, fixed));
+            walk.push(fixed);
+            cut.push(fixed);
+            on_line.push(at);
+        }
+    }
+    Some((finish(walk.into_iter())?, finish(cut.into_iter())?))
+}
+
+/// One cut of a cluster's pieces, per piece: its walkable and cut parts,
+/// the crossings it inserts into whole neighbours, and the cut's deviation.
+/// [Units: cm]
+type LineCut = (usize, Option<Polygon>, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
+
+/// Each piece of a cluster cut by a straight line of its own, the lines
+/// meeting where the walkable cells end on the edges the pieces share (the
+/// crossing of that cell line, rounded to nearest from the edge itself, so
+/// both pieces hold the same point): a chord through two such points, a
+/// line through one in the best candidate direction, or a free line. Every
+/// walkable part must overlap no blocked cell and every cut stay within
+/// [`MAX_STRAIGHT_CUT_DEV_CM`] of the blocked cells; `None` otherwise
+/// (and where a shared edge changes state more than once).
+fn chords<'a>(
+    cluster: &[usize],
+    poly: impl Fn(usize) -> &'a Polygon,
+    mask: impl Fn(usize) -> &'a CellMask,
+    shared: impl Fn(usize, usize) -> Option<usize>,
+    toward: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<LineCut>> {
+    let mut out = Vec::with_capacity(cluster.len());
+    for &m in cluster {
+        let v = poly(m);
+        let n = v.len();
+        let mut ends: Vec<(usize, [i32; 2])> = Vec::new();
+        for e in (0..n).filter(|&e| shared(m, e).is_some()) {
+            if let Some(x) = edge_transition(v[e], v[(e + 1) % n], mask(m)).ok()? {
+                ends.push((e, x));
+            }
+        }
+        let cells: Vec<[i64; 2]> = blocked_cells(v, mask(m));
+        let line_through = |normal: [i64; 2], x: [i32; 2]| {
+            let c = normal[0] as i128 * x[0] as i128 + normal[1] as i128 * x[1] as i128;
+            StraightCut {
+                normal,
+                c,
+                cells: cells.clone(),
+            }
+        };
+        let lines: Vec<StraightCut> = match ends.as_slice() {
+            [] => straight_line(&[v], &[mask(m)]).into_iter().collect(),
+            [(_, x)] => candidate_normals(&[v], &cells)
+                .into_iter()
+                .map(|normal| line_through(normal, *x))
+                .collect(),
+            [(_, x), (_, y)] if x != y => {
+                let normal = [-((y[1] - x[1]) as i64), (y[0] - x[0]) as i64];
+                vec![line_through(normal, *x), line_through([-normal[0], -normal[1]], *x)]
+            }
+            _ => return None,
+        };
+        let fixed = |e: usize| ends.iter().find(|p| p.0 == e).map(|p| p.1);
+        let mut best: Option<(i128, LineCut)> = None;
+        for line in &lines {
+            let (mut made, mut on_line) = (Vec::new(), Vec::new());
+            let Some((walk, cut)) = split_by_line(v, line, &|e| toward(m, e), &fixed, &mut made, &mut on_line) else {
+                continue;
+            };
+            let kept = walk.as_ref().map_or(0, area2);
+            let dev = line.dev_cm(&on_line);
+            if walk
+                .as_ref()
+                .is_none_or(|w| !line.cells.iter().any(|&lo| overlaps_cell(w, lo)))
+                && dev <= MAX_STRAIGHT_CUT_DEV_CM
+                && best.as_ref().is_none_or(|(k, _)| kept > *k)
+            {
+                best = Some((kept, (m, walk, cut.into_iter().collect(), made, dev)));
+            }
+        }
+        if best.is_none() && ends.is_empty() {
+            best = group_lines(v, mask(m), &|e| toward(m, e)).map(|c| (0, (m, Some(c.0), c.1, c.2, c.3)));
+        }
+        out.push(best?.1);
+    }
+    // Each edge two split pieces share is crossed at the same points from
+    // both sides (the cells' change, or nowhere).
+    for (m, _, _, made, _) in &out {
+        let v = poly(*m);
+        for e in 0..v.len() {
+            let Some(other) = shared(*m, e) else { continue };
+            let (a, b) = (v[e], v[(e + 1) % v.len()]);
+            let w = poly(other);
+            let back = (0..w.len()).find(|&f| w[f] == b && w[(f + 1) % w.len()] == a)?;
+            let theirs = &out.get(cluster.binary_search(&other).ok()?)?.3;
+            let on = |list: &[(usize, [i32; 2])], edge: usize| {
+                let mut p: Vec<[i32; 2]> = list.iter().filter(|q| q.0 == edge).map(|q| q.1).collect();
+                p.sort_unstable();
+                p
+            };
+            if on(made, e) != on(theirs, back) {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Lowest corners (fixed point) of the blocked cells of `mask` that share
+/// area with `poly`.
+fn blocked_cells(poly: &Polygon, mask: &CellMask) -> Vec<[i64; 2]> {
+    (0..mask.h)
+        .flat_map(|j| (0..mask.w).map(move |i| (i, j)))
+        .filter(|&(i, j)| mask.blocked[j * mask.w + i])
+        .map(|(i, j)| {
+            [
+                (mask.i0 as i64 + i as i64) * CELL_FIXED,
+                (mask.j0 as i64 + j as i64) * CELL_FIXED,
+            ]
+        })
+        .filter(|&lo| overlaps_cell(poly, lo))
+        .collect()
+}
+
+/// The four corners of the cell with lowest corner `lo` (fixed point).
+fn cell_corners(lo: [i64; 2]) -> [[i64; 2]; 4] {
+    [[0, 0], [1, 0], [0, 1], [1, 1]].map(|[di, dj]| [lo[0] + di * CELL_FIXED, lo[1] + dj * CELL_FIXED])
+}
+
+/// Directions a straight cut may take (as normals): the axes, the
+/// diagonals, the edges of the blocked cells' hull (each keeping them all
+/// on its inner side) and both sides of every piece edge.
+fn candidate_normals(polys: &[&Polygon], cells: &[[i64; 2]]) -> Vec<[i64; 2]> {
+    let mut normals: Vec<[i64; 2]> = vec![[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
+    let hull = convex_hull(
+        cells
+            .iter()
+            .flat_map(|&lo| cell_corners(lo))
+            .map(|v| [v[0] as i32, v[1] as i32])
+            .collect(),
+    );
+    for k in 0..hull.len() {
+        let (a, b) = (hull[k], hull[(k + 1) % hull.len()]);
+        normals.push([-((b[1] - a[1]) as i64), (b[0] - a[0]) as i64]);
+    }
+    for poly in polys {
+        for k in 0..poly.len() {
+            let (a, b) = (poly[k], poly[(k + 1) % poly.len()]);
+            let d = [(b[0] - a[0]) as i64, (b[1] - a[1]) as i64];
+            normals.extend([[d[1], -d[0]], [-d[1], d[0]]]);
+        }
+    }
+    normals
+}
+
+/// Where edge `a → b` passes between walkable and blocked cells of
+/// `mask`: `Ok(None)` nowhere, `Ok(Some(point))` at exactly one cell line
+/// (the crossing rounded to nearest from the edge's endpoints in a
+/// canonical order, as [`split`] rounds it), `Err(())` more often or along
+/// a cell line.
+fn edge_transition(a: [i32; 2], b: [i32; 2], mask: &CellMask) -> Result<Option<[i32; 2]>, ()> {
+    let (p, q) = if a <= b { (a, b) } else { (b, a) };
+    let on_line = |axis: usize| p[axis] == q[axis] && (p[axis] as i64).rem_euclid(CELL_FIXED) == 0;
+    if on_line(0) || on_line(1) {
+        return Err(());
+    }
+    // Cell lines crossed strictly inside the edge, in order along it.
+    let mut lines: Vec<(f64, usize, i64)> = Vec::new();
+    for axis in 0..2 {
+        let (lo, hi) = (p[axis].min(q[axis]) as i64, p[axis].max(q[axis]) as i64);
+        let first = lo.div_euclid(CELL_FIXED) + 1;
+        let last = (hi - 1).div_euclid(CELL_FIXED);
+        for k in first..=last {
+            let c = k * CELL_FIXED;
+            lines.push(((c - p[axis] as i64) as f64 / (q[axis] - p[axis]) as f64, axis, c));
+        }
+    }
+    lines.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let state = |t0: f64, t1: f64| {
+        let t = 0.5 * (t0 + t1);
+        let at = |k: usize| p[k] as f64 + t * (q[k] - p[k]) as f64;
+        let cell = |x: f64| (x / CELL_FIXED as f64).floor() as i32;
+        mask.is_blocked(cell(at(0)), cell(at(1)))
+    };
+    let mut change: Option<(usize, i64)> = None;
+    let mut prev_t = 0.0;
+    let mut prev_state: Option<bool> = None;
+    for (k, &(t, axis, c)) in lines.iter().enumerate() {
+        let next_t = lines.get(k + 1).map_or(1.0, |l| l.0);
+        if next_t <= t {
+            continue; // a cell corner: the next line is the same point
+        }
+        let before = prev_state.unwrap_or_else(|| state(prev_t, t));
+        let after = state(t, next_t);
+        if before != after {
+            if change.is_some() {
+                return Err(());
+            }
+            change = Some((axis, c));
+        }
+        prev_state = Some(after);
+        prev_t = t;
+    }
+    Ok(change.map(|(axis, c)| edge_crossing(p, q, axis, c, false).fixed))
+}
+
+/// A walkable part, cut parts, crossings `(edge, point)` and the cut's
+/// deviation. [Units: cm]
+type LinesCut = (Polygon, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
+
+/// A piece whose blocked cells form separate groups (8-connected), cut by
+/// one line per group ([`straight_line`] for that group alone) where the
+/// lines do not meet inside it: the walkable part is the piece on the
+/// walkable side of every line, each cut part the piece beyond one line.
+/// Returns the walkable part, the cut parts, every crossing as `(edge,
+/// point)` and the cut's deviation [Units: cm]; `None` where a group has
+/// no line, the lines meet, or a part does not survive rounding.
+fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> Option<LinesCut> {
+    let cells = blocked_cells(poly, mask);
+    // 8-connected groups of cells.
+    let index: FastMap<[i64; 2], usize> = cells.iter().enumerate().map(|(k, c)| (*c, k)).collect();
+    let mut group = vec![usize::MAX; cells.len()];
+    let mut groups = 0;
+    for first in 0..cells.len() {
+        if group[first] != usize::MAX {
+            continue;
+        }
+        group[first] = groups;
+        let mut stack = vec![first];
+        while let Some(k) = stack.pop() {
+            for (di, dj) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                let c = [cells[k][0] + di * CELL_FIXED, cells[k][1] + dj * CELL_FIXED];
+                if let Some(&o) = index.get(&c)
+                    && group[o] == usize::MAX
+                {
+                    group[o] = groups;
+                    stack.push(o);
+                }
+            }
+        }
+        groups += 1;
+    }
+    if groups < 2 {
+        return None;
+    }
+    let mut lines = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let mine: Vec<[i64; 2]> = cells
+            .iter()
+            .zip(&group)
+            .filter(|(_, k)| **k == g)
+            .map(|(c, _)| *c)
+            .collect();
+        let mut line = line_for_cells(&[poly], mine, 0.0)?;
+        line.cells = cells.clone();
+        lines.push(line);
+    }
+    let n = poly.len();
+    // Crossings: (edge, line, exact point, rounded point).
+    let mut crossings: Vec<(usize, usize, [f64; 2], [i32; 2])> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let mut count = 0;
+        for k in 0..n {
+            let (a, b) = (poly[k], poly[(k + 1) % n]);
+            let (sa, sb) = (line.side(a), line.side(b));
+            if sa == 0 {
+                return None; // through a vertex: not handled here
+            }
+            if (sa < 0) != (sb < 0) {
+                let (at, fixed) = line_crossing(a, b, |v| line.side(v), toward(k));
+                crossings.push((k, i, at, fixed));
+                count += 1;
+            }
+        }
+        if count != 2 {
+            return None;
+        }
+    }
+    // The lines must not meet inside the piece: each one's crossings lie
+    // strictly on the walkable side of every other.
+    if crossings
+        .iter()
+        .any(|&(_, i, _, x)| lines.iter().enumerate().any(|(j, l)| j != i && l.side(x) >= 0))
+    {
+        return None;
+    }
+    let beyond = |v: [i32; 2]| lines.iter().filter(|l| l.side(v) > 0).count();
+    if poly.iter().any(|&v| beyond(v) > 1) {
+        return None;
+    }
+    let mut walk = Vec::new();
+    let mut cut: Vec<Vec<[i32; 2]>> = vec![Vec::new(); lines.len()];
+    for (k, &a) in poly.iter().enumerate() {
+        match lines.iter().position(|l| l.side(a) > 0) {
+            None => walk.push(a),
+            Some(i) => cut[i].push(a),
+        }
+        let mut here: Vec<&(usize, usize, [f64; 2], [i32; 2])> = crossings.iter().filter(|c| c.0 == k).collect();
+        let from = [a[0] as f64, a[1] as f64];
+        here.sort_by(|p, q| {
+            let d = |c: &[f64; 2]| (c[0] - from[0]).hypot(c[1] - from[1]);
+            d(&p.2).total_cmp(&d(&q.2))
+        });
+        for &&(_, i, _, x) in &here {
+            walk.push(x);
+            cut[i].push(x);
+        }
+    }
+    let walk = finish(walk.into_iter())??;
+    if cells.iter().any(|&lo| overlaps_cell(&walk, lo)) {
+        return None;
+    }
+    let cut: Vec<Polygon> = cut
+        .into_iter()
+        .map(|c| finish(c.into_iter()))
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut dev: f64 = 0.0;
+    for (i, line) in lines.iter().enumerate() {
+        let on: Vec<[f64; 2]> = crossings.iter().filter(|c| c.1 == i).map(|c| c.2).collect();
+        dev = dev.max(line.dev_cm(&on));
+    }
+    if dev > MAX_STRAIGHT_CUT_DEV_CM {
+        return None;
+    }
+    let made = crossings.iter().map(|c| (c.0, c.3)).collect();
+    Some((walk, cut, made, dev))
+}
+
+/// The convex hull of `points`, CCW without collinear vertices (empty
+/// below three distinct points).
+fn convex_hull(mut p: Vec<[i32; 2]>) -> Polygon {
+    p.sort_unstable();
+    p.dedup();
+    if p.len() < 3 {
+        return Vec::new();
+    }
+    let mut h: Vec<[i32; 2]> = Vec::with_capacity(p.len() + 1);
+    for pass in 0..2 {
+        let start = h.len();
+        let mut add = |v: [i32; 2]| {
+            while h.len() >= start + 2 && orient_i(h[h.len() - 2], h[h.len() - 1], v) <= 0 {
+                h.pop();
+            }
+            h.push(v);
+        };
+        if pass == 0 {
+            p.iter().for_each(|&v| add(v));
+        } else {
+            p.iter().rev().for_each(|&v| add(v));
+        }
+        h.pop();
+    }
+    h
+}
+
+/// Whether the convex CCW `poly` and the cell with lowest corner `lo`
+/// (fixed point) share area: no axis of either separates them (exact).
+fn overlaps_cell(poly: &Polygon, lo: [i64; 2]) -> bool {
+    let hi = [lo[0] + CELL_FIXED, lo[1] + CELL_FIXED];
+    for axis in 0..2 {
+        let min = poly.iter().map(|v| v[axis] as i64).min().unwrap_or(0);
+        let max = poly.iter().map(|v| v[axis] as i64).max().unwrap_or(0);
+        if max <= lo[axis] || min >= hi[axis] {
+            return false;
+        }
+    }
+    let n = poly.len();
+    let corners = [[lo[0], lo[1]], [hi[0], lo[1]], [lo[0], hi[1]], [hi[0], hi[1]]];
+    (0..n).all(|k| {
+        let (a, b) = (poly[k], poly[(k + 1) % n]);
+        let (ax, ay, bx, by) = (a[0] as i128, a[1] as i128, b[0] as i128, b[1] as i128);
+        corners
+            .iter()
+            .any(|c| (bx - ax) * (c[1] as i128 - ay) - (by - ay) * (c[0] as i128 - ax) > 0)
+    })
+}
+
+/// The area of `poly` where `normal · x <= c` (f64: it only ranks lines);
+/// adds where the line crosses its edges to `on_line`.
+fn half_plane_area(poly: &[[f64; 2]], normal: [i64; 2], c: i128, on_line: &mut Vec<[f64; 2]>) -> f64 {
+    let s = |v: [f64; 2]| normal[0] as f64 * v[0] + normal[1] as f64 * v[1] - c as f64;
+    let mut kept: Vec<[f64; 2]> = Vec::with_capacity(poly.len() + 1);
+    for k in 0..poly.len() {
+        let (a, b) = (poly[k], poly[(k + 1) % poly.len()]);
+        let (sa, sb) = (s(a), s(b));
+        if sa <= 0.0 {
+            kept.push(a);
+        }
+        if sa == 0.0 {
+            on_line.push(a);
+        }
+        if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
+            let t = sa / (sa - sb);
+            let x = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
+            kept.push(x);
+            on_line.push(x);
+        }
+    }
+    0.5 * crate::geom::signed_area2(&kept)
+}
+
+/// Where edge `a → b` crosses the line `side(x) = 0` (`side(a)` and
+/// `side(b)` of opposite signs): the exact point, and its rounding, from
+/// the edge's endpoints in a canonical order; to nearest, or, if `left`,
+/// to the nearest grid point on the left of `a → b` or on it.
+fn line_crossing(a: [i32; 2], b: [i32; 2], side: impl Fn([i32; 2]) -> i128, left: bool) -> ([f64; 2], [i32; 2]) {
+    let (p, q) = if a <= b { (a, b) } else { (b, a) };
+    let (sp, sq) = (side(p), side(q));
+    let den = sp - sq;
+    let mut at = [0.0; 2];
+    let mut fixed = [0i32; 2];
+    let mut floor = [0i128; 2];
+    for k in 0..2 {
+        let num = (q[k] as i128 - p[k] as i128) * sp;
+        at[k] = p[k] as f64 + num as f64 / den as f64;
+        fixed[k] = (p[k] as i128 + div_round(num, den)) as i32;
+        let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
+        floor[k] = p[k] as i128 + num.div_euclid(den);
+    }
+    if left && orient_i(a, b, fixed) < 0 {
+        // The nearest corner of the grid square around the true point that
+        // lies on the piece's side (one always does: the edge crosses it).
+        let mut best: Option<([i32; 2], f64)> = None;
+        for [dx, dy] in [[0, 0], [1, 0], [0, 1], [1, 1]] {
+            let c = [(floor[0] + dx) as i32, (floor[1] + dy) as i32];
+            let d = (c[0] as f64 - at[0]).hypot(c[1] as f64 - at[1]);
+            if orient_i(a, b, c) >= 0 && best.is_none_or(|(_, e)| d < e) {
+                best = Some((c, d));
+            }
+        }
+        if let Some((c, _)) = best {
+            fixed = c;
+        }
+    }
+    (at, fixed)
 }
 
 /// The ranges of consecutive indices `0..n` that `same` says are equal.
@@ -538,11 +1231,11 @@ fn div_round(num: i128, den: i128) -> i128 {
 
 /// The rounded fragment: `Ok(None)` if nothing with area is left,
 /// `None` (as the outer option) if it is not strictly convex.
-fn finish(run: &[ClipVertex]) -> Option<Option<Polygon>> {
-    let mut q: Polygon = Vec::with_capacity(run.len());
+fn finish(run: impl Iterator<Item = [i32; 2]>) -> Option<Option<Polygon>> {
+    let mut q: Polygon = Vec::new();
     for v in run {
-        if q.last() != Some(&v.fixed) {
-            q.push(v.fixed);
+        if q.last() != Some(&v) {
+            q.push(v);
         }
     }
     while q.len() > 1 && q.first() == q.last() {
@@ -898,31 +1591,39 @@ mod tests {
         }
     }
 
+    /// A slanted wall across a corner: one straight cut (two pieces), not
+    /// a staircase; the walkable piece keeps clear of every blocked cell,
+    /// within the recorded deviation of them.
+    #[test]
+    fn a_slanted_wall_is_cut_by_one_straight_line() {
+        let c = CELL_FIXED as i32;
+        let sq = vec![[0, 0], [10 * c, 0], [10 * c, 10 * c], [0, 10 * c]];
+        let m = mask(0, 0, 10, 10, |i, j| i + j >= 15);
+        let (pieces, patches, stats) = headroom_cut(vec![piece(sq.clone())], std::slice::from_ref(&m));
+        assert_eq!((stats.split, stats.unsplittable), (1, 0));
+        assert_eq!(pieces.len(), 2, "{pieces:?}");
+        let walk = pieces
+            .iter()
+            .find(|p| !patches[p.patch as usize].cut)
+            .expect("a walkable piece");
+        for lo in blocked_cells(&sq, &m) {
+            assert!(
+                !overlaps_cell(&walk.vertices, lo),
+                "walkable piece overlaps cell {lo:?}"
+            );
+        }
+        // The blocked cells' inner corners lie on x + y = 15 cells: the line
+        // through them leaves a triangle of 5 × 5 / 2 cells to the cut (the
+        // staircase would cut the 10 blocked cells).
+        let kept = area2(&walk.vertices) as f64 / (2.0 * (c as f64).powi(2));
+        assert!((kept - 87.5).abs() < 1e-3, "kept {kept} cells");
+        let dev = patches[walk.patch as usize].cut_dev_cm;
+        assert!((CUT_DEV_CELLS_CM..=MAX_STRAIGHT_CUT_DEV_CM).contains(&dev), "{dev}");
+    }
+
     /// A random convex polygon (hull of random points), CCW, fixed point.
     fn hull(points: &[(i32, i32)]) -> Polygon {
-        let mut p: Vec<[i32; 2]> = points.iter().map(|&(x, y)| [x, y]).collect();
-        p.sort_unstable();
-        p.dedup();
-        if p.len() < 3 {
-            return Vec::new();
-        }
-        let mut h: Vec<[i32; 2]> = Vec::new();
-        for pass in 0..2 {
-            let start = h.len();
-            let it: Vec<[i32; 2]> = if pass == 0 {
-                p.clone()
-            } else {
-                p.iter().rev().copied().collect()
-            };
-            for v in it {
-                while h.len() >= start + 2 && orient_i(h[h.len() - 2], h[h.len() - 1], v) <= 0 {
-                    h.pop();
-                }
-                h.push(v);
-            }
-            h.pop();
-        }
-        h
+        convex_hull(points.iter().map(|&(x, y)| [x, y]).collect())
     }
 
     /// The piece's mask over its cell box, blocked where `blocked(i, j)`
@@ -1024,17 +1725,13 @@ mod tests {
                     }
                 }
             }
-            // Every vertex the cut made lies on a cell line, inside the
-            // source polygon or within its patch's recorded edge deviation
-            // of the boundary.
+            // Every vertex the cut made lies inside the source polygon or
+            // within its patch's recorded edge deviation of the boundary,
+            // and on a cell line (a cut along the cells) or on that boundary
+            // (where a straight cut crosses it).
             for p in &pieces {
                 let dev = patches[p.patch as usize].edge_dev_cm * VERTEX_STEPS_PER_CM;
                 for v in p.vertices.iter().filter(|v| !poly.contains(v)) {
-                    prop_assert!(
-                        v[0] as i64 % CELL_FIXED == 0 || v[1] as i64 % CELL_FIXED == 0,
-                        "{:?} is on no cell line",
-                        v
-                    );
                     let n = poly.len();
                     let inside = (0..n)
                         .map(|k| {
@@ -1049,6 +1746,12 @@ mod tests {
                         v,
                         -inside,
                         dev
+                    );
+                    prop_assert!(
+                        v[0] as i64 % CELL_FIXED == 0 || v[1] as i64 % CELL_FIXED == 0 || inside <= dev,
+                        "{:?} is on no cell line and {} units inside the boundary",
+                        v,
+                        inside
                     );
                 }
             }
