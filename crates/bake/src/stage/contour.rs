@@ -4,10 +4,10 @@
 //! ([`crate::stage::grid`]) by straight lines where it can (one line for
 //! split pieces joined across shared edges, or a line per piece meeting its
 //! neighbours' where the walkable cells end on their shared edge, or a line
-//! per group of blocked cells) and else along the cell lines between
-//! walkable and blocked cells; merges each side back into convex pieces,
-//! and gives each flat group up to two patches: its walkable part and its
-//! cut part. A piece vertex where a cut crosses a true edge is that
+//! per group of blocked cells, or around their convex hull) and else along
+//! the cell lines between walkable and blocked cells; merges each side back
+//! into convex pieces, and gives each flat group up to two patches: its
+//! walkable part and its cut part. A piece vertex where a cut crosses a true edge is that
 //! crossing rounded once to the fixed-point grid (computed from the
 //! original edge, so neighbouring fragments share it exactly): the boundary
 //! moves by no more than the vertex quantisation. A walkable patch never
@@ -341,7 +341,7 @@ fn try_cut_group(
             let dev = line.dev_cm(&on_line);
             Some(
                 out.into_iter()
-                    .map(|(m, walk, cut, made)| (m, walk, cut.into_iter().collect(), made, dev))
+                    .map(|(m, walk, cut, made)| (m, walk.into_iter().collect(), cut.into_iter().collect(), made, dev))
                     .collect::<Vec<_>>(),
             )
         });
@@ -358,11 +358,11 @@ fn try_cut_group(
         if let Some(out) = cut_lines {
             for (m, walk, cut, made, dev) in out {
                 record(m, made)?;
-                cuts[m] = match (walk, cut.is_empty()) {
-                    (Some(walk), false) => Cut::Split(vec![walk], cut, dev),
-                    (Some(_), true) => Cut::Whole(false),
-                    (None, false) => Cut::Whole(true),
-                    (None, true) => return None,
+                cuts[m] = match (walk.is_empty(), cut.is_empty()) {
+                    (false, false) => Cut::Split(walk, cut, dev),
+                    (false, true) => Cut::Whole(false),
+                    (true, false) => Cut::Whole(true),
+                    (true, true) => return None,
                 };
             }
             continue;
@@ -433,8 +433,30 @@ fn insert_points(poly: &Polygon, points: &[([i32; 2], [i32; 2])]) -> Option<Poly
 struct ClipVertex {
     at: [f64; 2],
     fixed: [i32; 2],
-    /// `Some(e)`: the original polygon's edge `e`; `None`: a cell line.
-    along: Option<usize>,
+    on: On,
+}
+
+/// What the boundary from a clip vertex to the next lies on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum On {
+    /// The original polygon's edge.
+    Edge(usize),
+    /// A cell line.
+    CellLine,
+    /// A clipping line, by value (normal, c).
+    Line(([i64; 2], i128)),
+}
+
+/// The polygon's vertices to start clipping from.
+fn clip_start(poly: &Polygon) -> Vec<ClipVertex> {
+    poly.iter()
+        .enumerate()
+        .map(|(e, &v)| ClipVertex {
+            at: [v[0] as f64, v[1] as f64],
+            fixed: v,
+            on: On::Edge(e),
+        })
+        .collect()
 }
 
 /// The piece's fragments over walkable cells and over blocked cells, or
@@ -447,15 +469,7 @@ fn split(
     toward: &dyn Fn(usize) -> bool,
     made: &mut Vec<(usize, [i32; 2])>,
 ) -> Option<Fragments> {
-    let start: Vec<ClipVertex> = poly
-        .iter()
-        .enumerate()
-        .map(|(e, &v)| ClipVertex {
-            at: [v[0] as f64, v[1] as f64],
-            fixed: v,
-            along: Some(e),
-        })
-        .collect();
+    let start = clip_start(poly);
     let (mut walk, mut cut) = (Vec::new(), Vec::new());
     // The part of `p` between the lines at cells `span.start` and
     // `span.end` (offset by `first`) on `axis`; no line at the mask's ends.
@@ -685,7 +699,7 @@ fn split_by_line(
 /// One cut of a cluster's pieces, per piece: its walkable and cut parts,
 /// the crossings it inserts into whole neighbours, and the cut's deviation.
 /// [Units: cm]
-type LineCut = (usize, Option<Polygon>, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
+type LineCut = (usize, Vec<Polygon>, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
 
 /// Each piece of a cluster cut by a straight line of its own, the lines
 /// meeting where the walkable cells end on the edges the pieces share (the
@@ -748,11 +762,16 @@ fn chords<'a>(
                 && dev <= MAX_STRAIGHT_CUT_DEV_CM
                 && best.as_ref().is_none_or(|(k, _)| kept > *k)
             {
-                best = Some((kept, (m, walk, cut.into_iter().collect(), made, dev)));
+                best = Some((
+                    kept,
+                    (m, walk.into_iter().collect(), cut.into_iter().collect(), made, dev),
+                ));
             }
         }
         if best.is_none() && ends.is_empty() {
-            best = group_lines(v, mask(m), &|e| toward(m, e)).map(|c| (0, (m, Some(c.0), c.1, c.2, c.3)));
+            best = group_lines(v, mask(m), &|e| toward(m, e))
+                .or_else(|| hull_cut(v, mask(m), &|e| toward(m, e)))
+                .map(|c| (0, (m, c.0, c.1, c.2, c.3)));
         }
         out.push(best?.1);
     }
@@ -800,18 +819,23 @@ fn cell_corners(lo: [i64; 2]) -> [[i64; 2]; 4] {
     [[0, 0], [1, 0], [0, 1], [1, 1]].map(|[di, dj]| [lo[0] + di * CELL_FIXED, lo[1] + dj * CELL_FIXED])
 }
 
-/// Directions a straight cut may take (as normals): the axes, the
-/// diagonals, the edges of the blocked cells' hull (each keeping them all
-/// on its inner side) and both sides of every piece edge.
-fn candidate_normals(polys: &[&Polygon], cells: &[[i64; 2]]) -> Vec<[i64; 2]> {
-    let mut normals: Vec<[i64; 2]> = vec![[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
-    let hull = convex_hull(
+/// The convex hull of the cells with lowest corners `cells`.
+fn cells_hull(cells: &[[i64; 2]]) -> Polygon {
+    convex_hull(
         cells
             .iter()
             .flat_map(|&lo| cell_corners(lo))
             .map(|v| [v[0] as i32, v[1] as i32])
             .collect(),
-    );
+    )
+}
+
+/// Directions a straight cut may take (as normals): the axes, the
+/// diagonals, the edges of the blocked cells' hull (each keeping them all
+/// on its inner side) and both sides of every piece edge.
+fn candidate_normals(polys: &[&Polygon], cells: &[[i64; 2]]) -> Vec<[i64; 2]> {
+    let mut normals: Vec<[i64; 2]> = vec![[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
+    let hull = cells_hull(cells);
     for k in 0..hull.len() {
         let (a, b) = (hull[k], hull[(k + 1) % hull.len()]);
         normals.push([-((b[1] - a[1]) as i64), (b[0] - a[0]) as i64]);
@@ -877,9 +901,9 @@ fn edge_transition(a: [i32; 2], b: [i32; 2], mask: &CellMask) -> Result<Option<[
     Ok(change.map(|(axis, c)| edge_crossing(p, q, axis, c, false).fixed))
 }
 
-/// A walkable part, cut parts, crossings `(edge, point)` and the cut's
+/// Walkable parts, cut parts, crossings `(edge, point)` and the cut's
 /// deviation. [Units: cm]
-type LinesCut = (Polygon, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
+type LinesCut = (Vec<Polygon>, Vec<Polygon>, Vec<(usize, [i32; 2])>, f64);
 
 /// A piece whose blocked cells form separate groups (8-connected), cut by
 /// one line per group ([`straight_line`] for that group alone) where the
@@ -999,7 +1023,214 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
         return None;
     }
     let made = crossings.iter().map(|c| (c.0, c.3)).collect();
+    Some((vec![walk], cut, made, dev))
+}
+
+/// A piece cut around the convex hull of its blocked cells: the hull (the
+/// cut part) and the rest in walkable parts, split by vertical lines through
+/// the hull's vertices (the part left and right of the hull, and one
+/// trapezoid above or below each hull edge), so every vertex is a piece
+/// vertex, a hull vertex (a cell corner, exact) or a crossing of a piece
+/// edge computed once from that edge. For an island of blocked cells (a
+/// building standing on a large floor triangle) this is a few pieces where
+/// the cell lines make a staircase of bands. Returns the walkable parts,
+/// the cut part, every crossing as `(edge, point)` and the cut's deviation
+/// (each hull edge's, as [`StraightCut::dev_cm`]) [Units: cm]; `None`
+/// where that strays beyond [`MAX_STRAIGHT_CUT_DEV_CM`], the hull does not
+/// meet the piece's interior, or a part does not survive rounding.
+fn hull_cut(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> Option<LinesCut> {
+    let cells = blocked_cells(poly, mask);
+    let hull = cells_hull(&cells);
+    if hull.len() < 3 {
+        return None;
+    }
+    let k = hull.len();
+    // Hull edge i: inside where `side <= 0` (outward normal, reduced).
+    let edge_line = |i: usize| {
+        let (a, b) = (hull[i], hull[(i + 1) % k]);
+        let d = [(b[0] - a[0]) as i64, (b[1] - a[1]) as i64];
+        HalfPlane::through([d[1], -d[0]], a)
+    };
+    let mut dev: f64 = 0.0;
+    for i in 0..k {
+        let line = edge_line(i);
+        let cut = StraightCut {
+            normal: line.normal,
+            c: line.c,
+            cells: cells.clone(),
+        };
+        let ends = [hull[i], hull[(i + 1) % k]].map(|v| [v[0] as f64, v[1] as f64]);
+        dev = dev.max(cut.dev_cm(&ends));
+    }
+    if dev > MAX_STRAIGHT_CUT_DEV_CM {
+        return None;
+    }
+    let x_min = hull.iter().map(|v| v[0]).min()?;
+    let x_max = hull.iter().map(|v| v[0]).max()?;
+    let at_most_x = |x: i32| HalfPlane::through([1, 0], [x, 0]);
+    let at_least_x = |x: i32| HalfPlane::through([-1, 0], [x, 0]);
+    // The regions, each the piece clipped by half-planes.
+    let mut regions: Vec<(bool, Vec<HalfPlane>)> = vec![
+        (false, vec![at_most_x(x_min)]),
+        (false, vec![at_least_x(x_max)]),
+        (true, (0..k).map(edge_line).collect()),
+    ];
+    for i in 0..k {
+        let (a, b) = (hull[i], hull[(i + 1) % k]);
+        if a[0] != b[0] {
+            let (lo, hi) = (a[0].min(b[0]), a[0].max(b[0]));
+            regions.push((false, vec![at_least_x(lo), at_most_x(hi), edge_line(i).flipped()]));
+        }
+    }
+    let start = clip_start(poly);
+    let (mut walk, mut cut, mut made) = (Vec::new(), Vec::new(), Vec::new());
+    for (inside, planes) in &regions {
+        let mut part = start.clone();
+        for plane in planes {
+            part = clip_half_plane(&part, poly, plane, toward, &mut made)?;
+            if part.len() < 3 {
+                break;
+            }
+        }
+        if let Some(p) = finish(part.iter().map(|v| v.fixed))? {
+            if *inside { cut.push(p) } else { walk.push(p) }
+        }
+    }
+    if cut.is_empty() || walk.iter().any(|w| cells.iter().any(|&lo| overlaps_cell(w, lo))) {
+        return None;
+    }
+    made.sort_unstable();
+    made.dedup();
     Some((walk, cut, made, dev))
+}
+
+/// The points `normal · x - c <= 0` (fixed point; the normal reduced to
+/// lowest terms so f64 sides stay exact for the small normals the cut
+/// uses).
+#[derive(Clone, Copy, Debug)]
+struct HalfPlane {
+    normal: [i64; 2],
+    c: i128,
+}
+
+impl HalfPlane {
+    fn through(normal: [i64; 2], p: [i32; 2]) -> HalfPlane {
+        let g = gcd(normal[0].unsigned_abs(), normal[1].unsigned_abs()).max(1) as i64;
+        let normal = [normal[0] / g, normal[1] / g];
+        HalfPlane {
+            normal,
+            c: normal[0] as i128 * p[0] as i128 + normal[1] as i128 * p[1] as i128,
+        }
+    }
+
+    fn flipped(self) -> HalfPlane {
+        HalfPlane {
+            normal: [-self.normal[0], -self.normal[1]],
+            c: -self.c,
+        }
+    }
+
+    fn side_exact(&self, v: [i32; 2]) -> i128 {
+        self.normal[0] as i128 * v[0] as i128 + self.normal[1] as i128 * v[1] as i128 - self.c
+    }
+
+    /// Exact for a grid point, else from the exact position in f64.
+    fn side(&self, v: &ClipVertex) -> f64 {
+        if v.at == [v.fixed[0] as f64, v.fixed[1] as f64] {
+            self.side_exact(v.fixed) as f64
+        } else {
+            self.normal[0] as f64 * v.at[0] + self.normal[1] as f64 * v.at[1] - self.c as f64
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Sutherland–Hodgman against one half-plane. A crossing of an original
+/// edge is computed from that edge (canonically, rounded toward the piece
+/// where `toward`, and recorded in `made`); a crossing of two clipping
+/// lines must be a grid point (a hull vertex), else `None`, as for a vertex
+/// too near the line to tell its side.
+fn clip_half_plane(
+    part: &[ClipVertex],
+    orig: &Polygon,
+    plane: &HalfPlane,
+    toward: &dyn Fn(usize) -> bool,
+    made: &mut Vec<(usize, [i32; 2])>,
+) -> Option<Vec<ClipVertex>> {
+    const AMBIGUOUS: f64 = 1e-6;
+    let key = (plane.normal, plane.c);
+    let n = part.len();
+    let mut sides = Vec::with_capacity(n);
+    for v in part {
+        let s = plane.side(v);
+        let exact = v.at == [v.fixed[0] as f64, v.fixed[1] as f64];
+        if !exact && s.abs() < AMBIGUOUS * (plane.normal[0].abs() + plane.normal[1].abs()) as f64 {
+            return None;
+        }
+        sides.push(s);
+    }
+    let crossing = |from: &ClipVertex, made: &mut Vec<(usize, [i32; 2])>| -> Option<ClipVertex> {
+        match from.on {
+            On::Edge(e) => {
+                let (a, b) = (orig[e], orig[(e + 1) % orig.len()]);
+                let axis = match plane.normal {
+                    [_, 0] => Some(0),
+                    [0, _] => Some(1),
+                    _ => None,
+                };
+                let (at, fixed) = match axis {
+                    Some(axis) => {
+                        let c = (plane.c / plane.normal[axis] as i128) as i64;
+                        let x = edge_crossing(a, b, axis, c, toward(e));
+                        (x.at, x.fixed)
+                    }
+                    None => line_crossing(a, b, |v| plane.side_exact(v), toward(e)),
+                };
+                made.push((e, fixed));
+                Some(ClipVertex { at, fixed, on: from.on })
+            }
+            On::CellLine => None,
+            On::Line((m, c)) => {
+                // Two lines: an exact grid point or nothing.
+                let det = m[0] as i128 * plane.normal[1] as i128 - m[1] as i128 * plane.normal[0] as i128;
+                if det == 0 {
+                    return None;
+                }
+                let x = c * plane.normal[1] as i128 - plane.c * m[1] as i128;
+                let y = m[0] as i128 * plane.c - plane.normal[0] as i128 * c;
+                if x % det != 0 || y % det != 0 {
+                    return None;
+                }
+                let fixed = [i32::try_from(x / det).ok()?, i32::try_from(y / det).ok()?];
+                Some(ClipVertex {
+                    at: [fixed[0] as f64, fixed[1] as f64],
+                    fixed,
+                    on: from.on,
+                })
+            }
+        }
+    };
+    let mut out = Vec::with_capacity(n + 2);
+    for k in 0..n {
+        let (pi, ci) = ((k + n - 1) % n, k);
+        let (p, c) = (&part[pi], &part[ci]);
+        match (sides[pi] <= 0.0, sides[ci] <= 0.0) {
+            (true, true) => out.push(*c),
+            (true, false) => out.push(ClipVertex {
+                on: On::Line(key),
+                ..crossing(p, made)?
+            }),
+            (false, true) => {
+                out.push(crossing(p, made)?);
+                out.push(*c);
+            }
+            (false, false) => {}
+        }
+    }
+    Some(out)
 }
 
 /// The convex hull of `points`, CCW without collinear vertices (empty
@@ -1146,8 +1377,8 @@ fn clip_line(
         }
     };
     let mut crossing = |from: &ClipVertex| -> ClipVertex {
-        match from.along {
-            Some(e) => {
+        match from.on {
+            On::Edge(e) => {
                 let (a, b) = (orig[e], orig[(e + 1) % orig.len()]);
                 let side = toward(e);
                 let x = edge_crossing(a, b, axis, c, side);
@@ -1156,13 +1387,17 @@ fn clip_line(
                 }
                 x
             }
-            None => {
+            On::CellLine | On::Line(_) => {
                 // Along a perpendicular cell line: a corner, exact.
                 let mut at = from.at;
                 at[axis] = c as f64;
                 let mut fixed = from.fixed;
                 fixed[axis] = c as i32;
-                ClipVertex { at, fixed, along: None }
+                ClipVertex {
+                    at,
+                    fixed,
+                    on: On::CellLine,
+                }
             }
         }
     };
@@ -1173,12 +1408,12 @@ fn clip_line(
         match (inside(p), inside(c_)) {
             (true, true) => out.push(*c_),
             (true, false) => out.push(ClipVertex {
-                along: None,
+                on: On::CellLine,
                 ..crossing(p)
             }),
             (false, true) => {
                 out.push(ClipVertex {
-                    along: p.along,
+                    on: p.on,
                     ..crossing(p)
                 });
                 out.push(*c_);
@@ -1216,7 +1451,11 @@ fn edge_crossing(a: [i32; 2], b: [i32; 2], axis: usize, c: i64, left: bool) -> C
             fixed[o] = if fixed[o] as i128 == lo { hi as i32 } else { lo as i32 };
         }
     }
-    ClipVertex { at, fixed, along: None }
+    ClipVertex {
+        at,
+        fixed,
+        on: On::CellLine,
+    }
 }
 
 /// `num / den` rounded to nearest, ties away from zero.
@@ -1753,6 +1992,60 @@ mod tests {
                         v,
                         inside
                     );
+                }
+            }
+            // The cut stays within its recorded deviation of the blocked
+            // cells: every point of a cut piece's boundary inside the source
+            // polygon lies no farther from a blocked cell than `cut_dev_cm`
+            // less the cell diagonal it allows for where in that cell
+            // headroom ends (samples every 5 cm, a few units of rounding).
+            let blocked: Vec<[f64; 2]> = (0..m.blocked.len())
+                .filter(|&c| m.blocked[c])
+                .map(|c| {
+                    let (i, j) = (m.i0 as i64 + (c % m.w) as i64, m.j0 as i64 + (c / m.w) as i64);
+                    [(i * CELL_FIXED) as f64, (j * CELL_FIXED) as f64]
+                })
+                .collect();
+            for p in pieces.iter().filter(|p| patches[p.patch as usize].cut) {
+                let allowed = (patches[p.patch as usize].cut_dev_cm - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM + 4.0;
+                let n = p.vertices.len();
+                for k in 0..n {
+                    let (a, b) = (p.vertices[k], p.vertices[(k + 1) % n]);
+                    let len = ((b[0] - a[0]) as f64).hypot((b[1] - a[1]) as f64);
+                    let steps = (len / (CELL_FIXED as f64 / 4.0)).ceil().max(1.0) as usize;
+                    for s in 0..=steps {
+                        let t = s as f64 / steps as f64;
+                        let x = [
+                            a[0] as f64 + t * (b[0] - a[0]) as f64,
+                            a[1] as f64 + t * (b[1] - a[1]) as f64,
+                        ];
+                        let inside = (0..poly.len())
+                            .map(|e| {
+                                let (u, v) = (poly[e], poly[(e + 1) % poly.len()]);
+                                let d = [(v[0] - u[0]) as f64, (v[1] - u[1]) as f64];
+                                (d[0] * (x[1] - u[1] as f64) - d[1] * (x[0] - u[0] as f64)) / d[0].hypot(d[1])
+                            })
+                            .fold(f64::INFINITY, f64::min);
+                        if inside <= 4.0 {
+                            continue; // on the source boundary
+                        }
+                        let cell = CELL_FIXED as f64;
+                        let near = blocked
+                            .iter()
+                            .map(|c| {
+                                let dx = (c[0] - x[0]).max(x[0] - (c[0] + cell)).max(0.0);
+                                let dy = (c[1] - x[1]).max(x[1] - (c[1] + cell)).max(0.0);
+                                dx.hypot(dy)
+                            })
+                            .fold(f64::INFINITY, f64::min);
+                        prop_assert!(
+                            near <= allowed,
+                            "cut edge point {:?} is {} units from a blocked cell, allowed {}",
+                            x,
+                            near,
+                            allowed
+                        );
+                    }
                 }
             }
             // Rounding each crossing moves the area by less than a step per
