@@ -562,10 +562,33 @@ impl StraightCut {
         let len = (hi[0] - lo[0]).hypot(hi[1] - lo[1]);
         let samples = (len / (CELL_FIXED as f64 / 4.0)).ceil().max(1.0) as usize;
         let cell = CELL_FIXED as f64;
+        let limit = (MAX_STRAIGHT_CUT_DEV_CM - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM;
+        // Only cells within the limit of the segment can be a sample's
+        // nearest within it (farther means the line is refused anyway):
+        // those, by their centre's position along it, so each sample looks
+        // at a window of them.
+        let unit = if len > 0.0 {
+            [(hi[0] - lo[0]) / len, (hi[1] - lo[1]) / len]
+        } else {
+            [1.0, 0.0]
+        };
+        let reach = limit + cell;
+        let mut near: Vec<(f64, [i64; 2])> = self
+            .cells
+            .iter()
+            .filter_map(|c| {
+                let centre = [c[0] as f64 + 0.5 * cell, c[1] as f64 + 0.5 * cell];
+                let t = (centre[0] - lo[0]) * unit[0] + (centre[1] - lo[1]) * unit[1];
+                let q = t.clamp(0.0, len);
+                let d = (centre[0] - lo[0] - q * unit[0]).hypot(centre[1] - lo[1] - q * unit[1]);
+                (d <= reach).then_some((t, *c))
+            })
+            .collect();
+        near.sort_by(|a, b| a.0.total_cmp(&b.0));
         // Squared distances; a sample no farther from the cell nearest the
         // last one than the farthest so far changes nothing.
-        let (mut far2, mut last) = (0.0f64, 0);
-        let limit = (MAX_STRAIGHT_CUT_DEV_CM - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM;
+        let (mut far2, mut last) = (0.0f64, None::<[i64; 2]>);
+        let mut first = 0;
         for s in 0..=samples {
             let t = s as f64 / samples as f64;
             let p = [lo[0] + t * (hi[0] - lo[0]), lo[1] + t * (hi[1] - lo[1])];
@@ -574,17 +597,22 @@ impl StraightCut {
                 let dy = (c[1] as f64 - p[1]).max(p[1] - (c[1] as f64 + cell)).max(0.0);
                 dx * dx + dy * dy
             };
-            if dist2(&self.cells[last]) <= far2 {
+            if last.is_some_and(|c| dist2(&c) <= far2) {
                 continue;
             }
-            let (k, d2) = self
-                .cells
-                .iter()
-                .map(dist2)
-                .enumerate()
-                .fold((last, f64::INFINITY), |b, (k, d)| if d < b.1 { (k, d) } else { b });
-            last = k;
-            far2 = far2.max(d2);
+            let u = t * len;
+            while first < near.len() && near[first].0 < u - reach {
+                first += 1;
+            }
+            let mut best = (None, f64::INFINITY);
+            for (_, c) in near[first..].iter().take_while(|(v, _)| *v <= u + reach) {
+                let d = dist2(c);
+                if d < best.1 {
+                    best = (Some(*c), d);
+                }
+            }
+            last = best.0;
+            far2 = far2.max(best.1);
             if far2 > limit * limit {
                 break; // too far already: the caller only needs to know that
             }
