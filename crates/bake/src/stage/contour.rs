@@ -580,8 +580,8 @@ impl StraightCut {
                 let centre = [c[0] as f64 + 0.5 * cell, c[1] as f64 + 0.5 * cell];
                 let t = (centre[0] - lo[0]) * unit[0] + (centre[1] - lo[1]) * unit[1];
                 let q = t.clamp(0.0, len);
-                let d = (centre[0] - lo[0] - q * unit[0]).hypot(centre[1] - lo[1] - q * unit[1]);
-                (d <= reach).then_some((t, *c))
+                let (dx, dy) = (centre[0] - lo[0] - q * unit[0], centre[1] - lo[1] - q * unit[1]);
+                (dx * dx + dy * dy <= reach * reach).then_some((t, *c))
             })
             .collect();
         near.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -641,7 +641,8 @@ fn straight_line(polys: &[&Polygon], masks: &[&CellMask]) -> Option<StraightCut>
 /// [`straight_line`] for given blocked `cells`, keeping at least `share`
 /// of the pieces' area walkable.
 fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> Option<StraightCut> {
-    let normals = candidate_normals(polys, &cells);
+    let hull = cells_hull(&cells);
+    let normals = candidate_normals(polys, &hull);
     let fpolys: Vec<Vec<[f64; 2]>> = polys
         .iter()
         .map(|p| p.iter().map(|v| [v[0] as f64, v[1] as f64]).collect())
@@ -652,7 +653,8 @@ fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> O
     let mut candidates: Vec<(f64, usize, StraightCut, Vec<[f64; 2]>)> = Vec::with_capacity(normals.len());
     for (k, &normal) in normals.iter().enumerate() {
         let dot = |v: [i64; 2]| normal[0] as i128 * v[0] as i128 + normal[1] as i128 * v[1] as i128;
-        let c = cells.iter().flat_map(|&lo| cell_corners(lo)).map(dot).min()?;
+        // (a linear function is least at a vertex of the cells' hull)
+        let c = hull.iter().map(|v| dot([v[0] as i64, v[1] as i64])).min()?;
         let mut on_line = Vec::new();
         let kept: f64 = fpolys.iter().map(|p| half_plane_area(p, normal, c, &mut on_line)).sum();
         if kept >= share * total && kept < total {
@@ -765,7 +767,7 @@ fn chords<'a>(
         };
         let lines: Vec<StraightCut> = match ends.as_slice() {
             [] => straight_line(&[v], &[mask(m)]).into_iter().collect(),
-            [(_, x)] => candidate_normals(&[v], &cells)
+            [(_, x)] => candidate_normals(&[v], &cells_hull(&cells))
                 .into_iter()
                 .map(|normal| line_through(normal, *x))
                 .collect(),
@@ -847,11 +849,20 @@ fn cell_corners(lo: [i64; 2]) -> [[i64; 2]; 4] {
     [[0, 0], [1, 0], [0, 1], [1, 1]].map(|[di, dj]| [lo[0] + di * CELL_FIXED, lo[1] + dj * CELL_FIXED])
 }
 
-/// The convex hull of the cells with lowest corners `cells`.
+/// The convex hull of the cells with lowest corners `cells` (only each
+/// row's first and last cell can hold a hull vertex).
 fn cells_hull(cells: &[[i64; 2]]) -> Polygon {
+    let mut rows: Vec<[i64; 2]> = cells.iter().map(|c| [c[1], c[0]]).collect();
+    rows.sort_unstable();
+    let mut ends: Vec<[i64; 2]> = Vec::new();
+    for row in rows.chunk_by(|a, b| a[0] == b[0]) {
+        if let (Some(first), Some(last)) = (row.first(), row.last()) {
+            ends.push([first[1], first[0]]);
+            ends.push([last[1], last[0]]);
+        }
+    }
     convex_hull(
-        cells
-            .iter()
+        ends.iter()
             .flat_map(|&lo| cell_corners(lo))
             .map(|v| [v[0] as i32, v[1] as i32])
             .collect(),
@@ -861,9 +872,10 @@ fn cells_hull(cells: &[[i64; 2]]) -> Polygon {
 /// Directions a straight cut may take (as normals): the axes, the
 /// diagonals, the edges of the blocked cells' hull (each keeping them all
 /// on its inner side) and both sides of every piece edge.
-fn candidate_normals(polys: &[&Polygon], cells: &[[i64; 2]]) -> Vec<[i64; 2]> {
+/// Each direction once (the first of its multiples), `hull` being the
+/// blocked cells' hull.
+fn candidate_normals(polys: &[&Polygon], hull: &Polygon) -> Vec<[i64; 2]> {
     let mut normals: Vec<[i64; 2]> = vec![[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
-    let hull = cells_hull(cells);
     for k in 0..hull.len() {
         let (a, b) = (hull[k], hull[(k + 1) % hull.len()]);
         normals.push([-((b[1] - a[1]) as i64), (b[0] - a[0]) as i64]);
@@ -875,6 +887,11 @@ fn candidate_normals(polys: &[&Polygon], cells: &[[i64; 2]]) -> Vec<[i64; 2]> {
             normals.extend([[d[1], -d[0]], [-d[1], d[0]]]);
         }
     }
+    let mut seen: FastSet<[i64; 2]> = FastSet::default();
+    normals.retain(|n| {
+        let g = gcd(n[0].unsigned_abs(), n[1].unsigned_abs()).max(1) as i64;
+        seen.insert([n[0] / g, n[1] / g])
+    });
     normals
 }
 

@@ -29,8 +29,12 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
         // Nothing to merge with, no edge shared (the common case).
         return polys.into_iter().map(|p| (p, 0)).collect();
     }
-    // Two greedy orders; the one leaving fewer polygons (the first on a tie).
+    // Two greedy orders; the one leaving fewer polygons (the first on a
+    // tie). Two polygons, or one left, leave nothing to choose.
     let in_order = merge_greedy(polys.clone(), false);
+    if polys.len() <= 2 || in_order.len() <= 1 {
+        return with_shared_edges(in_order);
+    }
     let longest_first = merge_greedy(polys, true);
     let live = if longest_first.len() < in_order.len() {
         longest_first
