@@ -66,10 +66,32 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
     // Each piece's parts: (polygon, cut), and how far its true edges and
     // its cut edges may lie from the truth (0: no cut edge).
     let mut parts: Vec<Parts> = Vec::with_capacity(pieces.len());
-    for (piece, cut) in pieces.iter().zip(cuts) {
+    // Groups with a walkable part: only there does a piece cut whole have
+    // an edge where headroom is claimed to end (against walkable floor).
+    let walkable: FastSet<u32> = pieces
+        .iter()
+        .zip(&cuts)
+        .filter(|(_, c)| matches!(c, Cut::Whole(false) | Cut::Widened(_, false) | Cut::Split(..)))
+        .map(|(p, _)| p.patch)
+        .collect();
+    for ((piece, cut), mask) in pieces.iter().zip(cuts).zip(masks) {
+        let whole = |poly: &Polygon, cut: bool| {
+            if cut && walkable.contains(&piece.patch) {
+                whole_cut_dev_cm(poly, mask)
+            } else {
+                0.0
+            }
+        };
         parts.push(match cut {
-            Cut::Whole(state) => (vec![(piece.vertices.clone(), state)], EDGE_DEV_CM, 0.0),
-            Cut::Widened(poly, state) => (vec![(poly, state)], EDGE_SPLIT_DEV_CM, 0.0),
+            Cut::Whole(state) => (
+                vec![(piece.vertices.clone(), state)],
+                EDGE_DEV_CM,
+                whole(&piece.vertices, state),
+            ),
+            Cut::Widened(poly, state) => {
+                let dev = whole(&poly, state);
+                (vec![(poly, state)], EDGE_SPLIT_DEV_CM, dev)
+            }
             Cut::Split(walk, cut, cut_dev) => {
                 stats.split += 1;
                 let tagged = walk
@@ -105,6 +127,16 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
             members[k].0.push(poly);
         }
     }
+    // A group's walkable and cut patches meet along the same cut edges:
+    // each records the larger deviation.
+    let mut group_dev: FastMap<u32, f64> = FastMap::default();
+    for p in &patches {
+        let d = group_dev.entry(p.group).or_insert(0.0);
+        *d = d.max(p.cut_dev_cm);
+    }
+    for p in &mut patches {
+        p.cut_dev_cm = group_dev[&p.group];
+    }
     // Vertices that are neither the source's nor cell corners are rounded
     // crossings of a cell line with an edge.
     let source: FastSet<[i32; 2]> = pieces.iter().flat_map(|p| p.vertices.iter().copied()).collect();
@@ -131,6 +163,70 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
     }
     set_interior_edges(&mut out, &patches);
     (out, patches, stats)
+}
+
+/// How far the edges of a piece cut whole may lie from where headroom
+/// truly ends: a cell diagonal where every cell it overlaps is blocked,
+/// else, for the farthest cell it overlaps, that cell's distance from a
+/// blocked one plus two diagonals (any point of the cell, and anywhere in
+/// the blocked cell). [Units: cm]
+fn whole_cut_dev_cm(poly: &Polygon, mask: &CellMask) -> f64 {
+    let overlaps = |k: usize| {
+        let lo = [
+            (mask.i0 as i64 + (k % mask.w) as i64) * CELL_FIXED,
+            (mask.j0 as i64 + (k / mask.w) as i64) * CELL_FIXED,
+        ];
+        overlaps_cell(poly, lo)
+    };
+    // The piece's own cells, if it has open ones.
+    let open: Vec<usize> = (0..mask.blocked.len())
+        .filter(|&k| !mask.blocked[k] && overlaps(k))
+        .collect();
+    if open.is_empty() {
+        return CUT_DEV_CELLS_CM;
+    }
+    let (w, h) = (mask.w as i32, mask.h as i32);
+    // Cells apart by (di, dj) are max(0, |d| - 1) cells apart per axis.
+    let gap2 = |a: [i32; 2], b: [i32; 2]| {
+        let d = |k: usize| ((a[k] - b[k]).abs() - 1).max(0) as i64;
+        d(0) * d(0) + d(1) * d(1)
+    };
+    // For each cell, some blocked cell (propagated from its neighbours in
+    // two sweeps): its gap is at least the nearest one's, so the farthest
+    // of them bounds the truth from above.
+    let mut seed: Vec<Option<[i32; 2]>> = (0..mask.blocked.len())
+        .map(|k| mask.blocked[k].then_some([k as i32 % w, k as i32 / w]))
+        .collect();
+    let mut relax = |i: i32, j: i32, from: &[(i32, i32)]| {
+        let k = (j * w + i) as usize;
+        for &(di, dj) in from {
+            let (ni, nj) = (i + di, j + dj);
+            if ni < 0 || nj < 0 || ni >= w || nj >= h {
+                continue;
+            }
+            if let Some(s) = seed[(nj * w + ni) as usize]
+                && seed[k].is_none_or(|t| gap2([i, j], s) < gap2([i, j], t))
+            {
+                seed[k] = Some(s);
+            }
+        }
+    };
+    for j in 0..h {
+        for i in 0..w {
+            relax(i, j, &[(-1, 0), (-1, -1), (0, -1), (1, -1)]);
+        }
+    }
+    for j in (0..h).rev() {
+        for i in (0..w).rev() {
+            relax(i, j, &[(1, 0), (1, 1), (0, 1), (-1, 1)]);
+        }
+    }
+    let far = open
+        .iter()
+        .filter_map(|&k| seed[k].map(|s| gap2([k as i32 % w, k as i32 / w], s)))
+        .max()
+        .unwrap_or(0);
+    (far as f64).sqrt() * CELL_SIZE_CM + 2.0 * CUT_DEV_CELLS_CM
 }
 
 /// How far a piece vertex on a true edge may lie from it: half a
@@ -1873,6 +1969,29 @@ mod tests {
             assert_eq!(area2(&p.vertices), 2 * (2 * c as i128) * (2 * c as i128));
             assert_eq!(p.interior_edges.count_ones(), 1, "the shared cut edge");
         }
+    }
+
+    /// A piece mostly under a low ceiling is cut whole, next to a walkable
+    /// piece of its group: their shared edge claims headroom ends there,
+    /// three cells short of where it does, and both patches record at
+    /// least that much deviation.
+    #[test]
+    fn a_piece_cut_whole_records_how_far_its_edge_is_from_the_blocked_cells() {
+        let c = CELL_FIXED as i32;
+        let a = vec![[-4 * c, 0], [0, 0], [0, 10 * c], [-4 * c, 10 * c]];
+        let b = vec![[0, 0], [10 * c, 0], [10 * c, 10 * c], [0, 10 * c]];
+        let masks = [mask(-4, 0, 4, 10, |_, _| false), mask(0, 0, 10, 10, |i, _| i >= 3)];
+        let (pieces, patches, stats) = headroom_cut(vec![piece(a), piece(b)], &masks);
+        assert_eq!((stats.split, pieces.len(), patches.len()), (0, 2, 2), "{pieces:?}");
+        let truth_cm = 3.0 * CELL_SIZE_CM;
+        for p in &patches {
+            assert!(p.cut_dev_cm >= truth_cm, "{p:?}");
+        }
+        // Alone, a group cut whole has no such edge.
+        let alone = vec![[0, 0], [10 * c, 0], [10 * c, 10 * c], [0, 10 * c]];
+        let (_, patches, _) = headroom_cut(vec![piece(alone)], &masks[1..]);
+        assert_eq!(patches.len(), 1);
+        assert_eq!(patches[0].cut_dev_cm, 0.0);
     }
 
     /// A slanted wall across a corner: one straight cut (two pieces), not
