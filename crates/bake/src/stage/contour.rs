@@ -247,7 +247,7 @@ const MIN_WALK_SHARE_NUM: i128 = 1;
 const MIN_WALK_SHARE_DEN: i128 = 2;
 
 /// How far a straight cut may lie from where headroom truly ends (see
-/// [`StraightCut::dev_cm`]); a line that strays farther from the blocked
+/// [`HalfPlane::dev_cm`]); a line that strays farther from the blocked
 /// cells would give up too much walkable floor, and the cut follows the
 /// cell lines instead. [Units: cm]
 const MAX_STRAIGHT_CUT_DEV_CM: f64 = CUT_DEV_CELLS_CM + STRAIGHT_CUT_STRAY_CM;
@@ -428,7 +428,7 @@ fn try_cut_group(
     for cluster in clusters(splits, adjacent) {
         let polys: Vec<&Polygon> = cluster.iter().map(|&m| &pieces[members[m]].vertices).collect();
         let cluster_masks: Vec<&CellMask> = cluster.iter().map(|&m| &masks[members[m]]).collect();
-        let straight = straight_line(&polys, &cluster_masks).and_then(|line| {
+        let straight = straight_line(&polys, &cluster_masks).and_then(|(line, cells)| {
             let mut out = Vec::with_capacity(cluster.len());
             let mut on_line = Vec::new();
             for &m in &cluster {
@@ -436,7 +436,7 @@ fn try_cut_group(
                 let parts = split_by_line(polys[out.len()], &line, &toward(m), &|_| None, &mut made, &mut on_line)?;
                 out.push((m, parts.0, parts.1, made));
             }
-            let dev = line.dev_cm(&on_line);
+            let dev = line.dev_cm(&on_line, &cells);
             Some(
                 out.into_iter()
                     .map(|(m, walk, cut, made)| (m, walk.into_iter().collect(), cut.into_iter().collect(), made, dev))
@@ -638,25 +638,14 @@ fn clusters(split: &[bool], adjacent: impl Fn(usize) -> Vec<usize>) -> Vec<Vec<u
     out
 }
 
-/// A straight cut: the walkable side is `normal · x <= c` (fixed point),
-/// every blocked cell of the pieces it cuts on the other side.
-struct StraightCut {
-    normal: [i64; 2],
-    c: i128,
-    /// Lowest corners of the blocked cells the pieces overlap.
-    cells: Vec<[i64; 2]>,
-}
-
-impl StraightCut {
-    fn side(&self, v: [i32; 2]) -> i128 {
-        self.normal[0] as i128 * v[0] as i128 + self.normal[1] as i128 * v[1] as i128 - self.c
-    }
-
-    /// How far the cut may lie from where headroom truly ends: the
-    /// farthest point of the line between `on_line` points from a blocked
-    /// cell, plus that cell's diagonal. Distance is 1-Lipschitz along the
-    /// line, so samples a step apart miss at most half a step. [Units: cm]
-    fn dev_cm(&self, on_line: &[[f64; 2]]) -> f64 {
+impl HalfPlane {
+    /// As a straight cut (walkable side `side <= 0`): how far it may lie
+    /// from where headroom truly ends, the farthest point of the line
+    /// between `on_line` points from a blocked cell (lowest corners
+    /// `cells`), plus that cell's diagonal. Distance is 1-Lipschitz along
+    /// the line, so samples a step apart miss at most half a step.
+    /// [Units: cm]
+    fn dev_cm(&self, on_line: &[[f64; 2]], cells: &[[i64; 2]]) -> f64 {
         let dir = [-(self.normal[1] as f64), self.normal[0] as f64];
         let along = |p: &[f64; 2]| p[0] * dir[0] + p[1] * dir[1];
         let (Some(lo), Some(hi)) = (
@@ -679,8 +668,7 @@ impl StraightCut {
             [1.0, 0.0]
         };
         let reach = limit + cell;
-        let mut near: Vec<(f64, [i64; 2])> = self
-            .cells
+        let mut near: Vec<(f64, [i64; 2])> = cells
             .iter()
             .filter_map(|c| {
                 let centre = [c[0] as f64 + 0.5 * cell, c[1] as f64 + 0.5 * cell];
@@ -733,21 +721,23 @@ impl StraightCut {
 /// axes, the diagonals, each piece edge's), the line that keeps every
 /// blocked cell the pieces overlap on its cut side and the most area on
 /// its walkable side, if that is at least the share [`cut_group`] asks of
-/// a split. `None` where no blocked cell overlaps them.
-fn straight_line(polys: &[&Polygon], masks: &[&CellMask]) -> Option<StraightCut> {
+/// a split; with the blocked cells (lowest corners). `None` where no
+/// blocked cell overlaps them.
+fn straight_line(polys: &[&Polygon], masks: &[&CellMask]) -> Option<(HalfPlane, Vec<[i64; 2]>)> {
     let mut cells: Vec<[i64; 2]> = polys.iter().zip(masks).flat_map(|(p, m)| blocked_cells(p, m)).collect();
     cells.sort_unstable();
     cells.dedup();
     if cells.is_empty() {
         return None;
     }
-    line_for_cells(polys, cells, MIN_WALK_SHARE_NUM as f64 / MIN_WALK_SHARE_DEN as f64)
+    let line = line_for_cells(polys, &cells, MIN_WALK_SHARE_NUM as f64 / MIN_WALK_SHARE_DEN as f64)?;
+    Some((line, cells))
 }
 
 /// [`straight_line`] for given blocked `cells`, keeping at least `share`
 /// of the pieces' area walkable.
-fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> Option<StraightCut> {
-    let hull = cells_hull(&cells);
+fn line_for_cells(polys: &[&Polygon], cells: &[[i64; 2]], share: f64) -> Option<HalfPlane> {
+    let hull = cells_hull(cells);
     let normals = candidate_normals(polys, &hull);
     let fpolys: Vec<Vec<[f64; 2]>> = polys
         .iter()
@@ -756,7 +746,7 @@ fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> O
     let total: f64 = polys.iter().map(|p| 0.5 * area2(p) as f64).sum();
     // Each candidate through the nearest blocked-cell corner; the one
     // keeping the most area of those that stay near the blocked cells.
-    let mut candidates: Vec<(f64, usize, StraightCut, Vec<[f64; 2]>)> = Vec::with_capacity(normals.len());
+    let mut candidates: Vec<(f64, usize, HalfPlane, Vec<[f64; 2]>)> = Vec::with_capacity(normals.len());
     for (k, &normal) in normals.iter().enumerate() {
         let dot = |v: [i64; 2]| normal[0] as i128 * v[0] as i128 + normal[1] as i128 * v[1] as i128;
         // (a linear function is least at a vertex of the cells' hull)
@@ -764,30 +754,14 @@ fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> O
         let mut on_line = Vec::new();
         let kept: f64 = fpolys.iter().map(|p| half_plane_area(p, normal, c, &mut on_line)).sum();
         if kept >= share * total && kept < total {
-            candidates.push((
-                kept,
-                k,
-                StraightCut {
-                    normal,
-                    c,
-                    cells: Vec::new(),
-                },
-                on_line,
-            ));
+            candidates.push((kept, k, HalfPlane { normal, c }, on_line));
         }
     }
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut line = candidates.into_iter().find_map(|(_, _, mut line, on_line)| {
-        line.cells = std::mem::take(&mut cells);
-        if line.dev_cm(&on_line) <= MAX_STRAIGHT_CUT_DEV_CM {
-            Some(line)
-        } else {
-            cells = std::mem::take(&mut line.cells);
-            None
-        }
-    })?;
-    line.cells.shrink_to_fit();
-    Some(line)
+    candidates
+        .into_iter()
+        .find(|(_, _, line, on_line)| line.dev_cm(on_line, cells) <= MAX_STRAIGHT_CUT_DEV_CM)
+        .map(|(_, _, line, _)| line)
 }
 
 /// `poly`'s parts on the walkable and the cut side of `line` (`None`: no
@@ -798,7 +772,7 @@ fn line_for_cells(polys: &[&Polygon], mut cells: Vec<[i64; 2]>, share: f64) -> O
 /// rounded.
 fn split_by_line(
     poly: &Polygon,
-    line: &StraightCut,
+    line: &HalfPlane,
     toward: &dyn Fn(usize) -> bool,
     fixed: &dyn Fn(usize) -> Option<[i32; 2]>,
     made: &mut Vec<(usize, [i32; 2])>,
@@ -808,7 +782,7 @@ fn split_by_line(
     let (mut walk, mut cut) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
     for k in 0..n {
         let (a, b) = (poly[k], poly[(k + 1) % n]);
-        let (sa, sb) = (line.side(a), line.side(b));
+        let (sa, sb) = (line.side_exact(a), line.side_exact(b));
         if sa <= 0 {
             walk.push(a);
         }
@@ -821,7 +795,7 @@ fn split_by_line(
         if (sa < 0 && sb > 0) || (sa > 0 && sb < 0) {
             let (at, fixed) = match fixed(k) {
                 Some(x) => ([x[0] as f64, x[1] as f64], x),
-                None => line_crossing(a, b, |v| line.side(v), toward(k)),
+                None => line_crossing(a, b, |v| line.side_exact(v), toward(k)),
             };
             made.push((k, fixed));
             walk.push(fixed);
@@ -867,16 +841,15 @@ fn chords<'a>(
             }
         }
         let cells: Vec<[i64; 2]> = blocked_cells(v, mask(m));
-        let line_through = |normal: [i64; 2], x: [i32; 2]| {
-            let c = normal[0] as i128 * x[0] as i128 + normal[1] as i128 * x[1] as i128;
-            StraightCut {
-                normal,
-                c,
-                cells: cells.clone(),
-            }
+        let line_through = |normal: [i64; 2], x: [i32; 2]| HalfPlane {
+            normal,
+            c: normal[0] as i128 * x[0] as i128 + normal[1] as i128 * x[1] as i128,
         };
-        let lines: Vec<StraightCut> = match ends.as_slice() {
-            [] => straight_line(&[v], &[mask(m)]).into_iter().collect(),
+        let lines: Vec<HalfPlane> = match ends.as_slice() {
+            [] => straight_line(&[v], &[mask(m)])
+                .map(|(line, _)| line)
+                .into_iter()
+                .collect(),
             [(_, x)] => candidate_normals(&[v], &cells_hull(&cells))
                 .into_iter()
                 .map(|normal| line_through(normal, *x))
@@ -895,10 +868,10 @@ fn chords<'a>(
                 continue;
             };
             let kept = walk.as_ref().map_or(0, area2);
-            let dev = line.dev_cm(&on_line);
+            let dev = line.dev_cm(&on_line, &cells);
             if walk
                 .as_ref()
-                .is_none_or(|w| !line.cells.iter().any(|&lo| overlaps_cell(w, lo)))
+                .is_none_or(|w| !cells.iter().any(|&lo| overlaps_cell(w, lo)))
                 && dev <= MAX_STRAIGHT_CUT_DEV_CM
                 && best.as_ref().is_none_or(|(k, _)| kept > *k)
             {
@@ -1103,9 +1076,7 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
             .filter(|(_, k)| **k == g)
             .map(|(c, _)| *c)
             .collect();
-        let mut line = line_for_cells(&[poly], mine, 0.0)?;
-        line.cells = cells.clone();
-        lines.push(line);
+        lines.push(line_for_cells(&[poly], &mine, 0.0)?);
     }
     let n = poly.len();
     // Crossings: (edge, line, exact point, rounded point).
@@ -1114,12 +1085,12 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
         let mut count = 0;
         for k in 0..n {
             let (a, b) = (poly[k], poly[(k + 1) % n]);
-            let (sa, sb) = (line.side(a), line.side(b));
+            let (sa, sb) = (line.side_exact(a), line.side_exact(b));
             if sa == 0 {
                 return None; // through a vertex: not handled here
             }
             if (sa < 0) != (sb < 0) {
-                let (at, fixed) = line_crossing(a, b, |v| line.side(v), toward(k));
+                let (at, fixed) = line_crossing(a, b, |v| line.side_exact(v), toward(k));
                 crossings.push((k, i, at, fixed));
                 count += 1;
             }
@@ -1132,18 +1103,14 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
     // strictly on the walkable side of every other.
     if crossings
         .iter()
-        .any(|&(_, i, _, x)| lines.iter().enumerate().any(|(j, l)| j != i && l.side(x) >= 0))
+        .any(|&(_, i, _, x)| lines.iter().enumerate().any(|(j, l)| j != i && l.side_exact(x) >= 0))
     {
-        return None;
-    }
-    let beyond = |v: [i32; 2]| lines.iter().filter(|l| l.side(v) > 0).count();
-    if poly.iter().any(|&v| beyond(v) > 1) {
         return None;
     }
     let mut walk = Vec::new();
     let mut cut: Vec<Vec<[i32; 2]>> = vec![Vec::new(); lines.len()];
     for (k, &a) in poly.iter().enumerate() {
-        match lines.iter().position(|l| l.side(a) > 0) {
+        match lines.iter().position(|l| l.side_exact(a) > 0) {
             None => walk.push(a),
             Some(i) => cut[i].push(a),
         }
@@ -1172,7 +1139,7 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
     let mut dev: f64 = 0.0;
     for (i, line) in lines.iter().enumerate() {
         let on: Vec<[f64; 2]> = crossings.iter().filter(|c| c.1 == i).map(|c| c.2).collect();
-        dev = dev.max(line.dev_cm(&on));
+        dev = dev.max(line.dev_cm(&on, &cells));
     }
     if dev > MAX_STRAIGHT_CUT_DEV_CM {
         return None;
@@ -1190,7 +1157,7 @@ fn group_lines(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) 
 /// building standing on a large floor triangle) this is a few pieces where
 /// the cell lines make a staircase of bands. Returns the walkable parts,
 /// the cut part, every crossing as `(edge, point)` and the cut's deviation
-/// (each hull edge's, as [`StraightCut::dev_cm`]) [Units: cm]; `None`
+/// (each hull edge's, as [`HalfPlane::dev_cm`]) [Units: cm]; `None`
 /// where that strays beyond [`MAX_STRAIGHT_CUT_DEV_CM`], the hull does not
 /// meet the piece's interior, or a part does not survive rounding.
 fn hull_cut(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> Option<LinesCut> {
@@ -1208,14 +1175,8 @@ fn hull_cut(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> 
     };
     let mut dev: f64 = 0.0;
     for i in 0..k {
-        let line = edge_line(i);
-        let cut = StraightCut {
-            normal: line.normal,
-            c: line.c,
-            cells: cells.clone(),
-        };
         let ends = [hull[i], hull[(i + 1) % k]].map(|v| [v[0] as f64, v[1] as f64]);
-        dev = dev.max(cut.dev_cm(&ends));
+        dev = dev.max(edge_line(i).dev_cm(&ends, &cells));
     }
     if dev > MAX_STRAIGHT_CUT_DEV_CM {
         return None;
