@@ -49,11 +49,12 @@ pub struct PatchInfo {
 /// What the cut did in one tile.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CutStats {
-    /// Pieces split along cell lines.
+    /// Pieces split (by straight lines or along cell lines).
     pub split: usize,
-    /// Pieces whose split could not be represented (a fragment stopped
-    /// being convex once rounded): kept whole and counted as cut, with
-    /// every piece of their flat group that has a blocked cell.
+    /// Pieces whose split along cell lines could not be represented (a
+    /// fragment stopped being convex once rounded): kept whole and counted
+    /// as cut, with every piece of their flat group that has a blocked
+    /// cell.
     pub unsplittable: usize,
 }
 
@@ -138,7 +139,7 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
         p.cut_dev_cm = group_dev[&p.group];
     }
     // Vertices that are neither the source's nor cell corners are rounded
-    // crossings of a cell line with an edge.
+    // crossings of a cut with an edge.
     let source: FastSet<[i32; 2]> = pieces.iter().flat_map(|p| p.vertices.iter().copied()).collect();
     let corner = |v: &[i32; 2]| v[0] as i64 % CELL_FIXED == 0 && v[1] as i64 % CELL_FIXED == 0;
     let made = |v: &[i32; 2]| !(source.contains(v) || corner(v));
@@ -303,14 +304,17 @@ enum Cut {
 }
 
 /// The cut of every piece, a flat group at a time. A piece with blocked
-/// and walkable cells is split along the cell lines between them; where a
-/// cell line crosses an edge shared with a piece that is not split, the
-/// crossing is rounded to the split piece's side and inserted into the
-/// other piece's edge (which stays convex: the point lies outside it), so
-/// neighbouring pieces keep exactly matching edges. A group where that
-/// cannot be done (a fragment not convex once rounded, too many vertices)
-/// is not split at all: each of its pieces is cut if any of its cells is
-/// blocked.
+/// and walkable cells, at least half of it walkable, is split: by straight
+/// lines where [`try_cut_group`] finds them, else along the cell lines
+/// between blocked and walkable cells. Where a cut crosses an edge shared
+/// with a piece that is not split, the crossing is rounded to the split
+/// piece's side and inserted into the other piece's edge (which stays
+/// convex: the point lies outside it), so neighbouring pieces keep exactly
+/// matching edges; a piece whose crossing the other cannot take, or which
+/// rounding leaves on one side of its cut, is cut whole and the rest done
+/// again. A group with a piece that cannot be split along cell lines at all
+/// (a fragment not convex once rounded, too many vertices) is not split:
+/// each of its pieces is cut if any of its cells is blocked.
 fn cut_groups(pieces: &[Piece], masks: &[CellMask], stats: &mut CutStats) -> Vec<Cut> {
     let mut out: Vec<Cut> = masks.iter().map(|m| Cut::Whole(m.any_blocked())).collect();
     let mut groups: FastMap<u32, Vec<usize>> = FastMap::default();
@@ -386,8 +390,12 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
 }
 
 /// One pass of [`cut_group`] with the pieces to split fixed: the cuts, or
-/// `Err(the split pieces whose crossings a neighbour could not take)`;
-/// `None` if a split piece cannot be split at all.
+/// `Err(split pieces to cut whole instead)` (whose crossings a neighbour
+/// could not take, or which rounding left on one side of their cut);
+/// `None` if a split piece cannot be split along cell lines at all. Split
+/// pieces joined across shared edges (a cluster) are cut by one straight
+/// line, else each by a line of its own ([`chords`]), else along the cell
+/// lines of the whole cluster.
 fn try_cut_group(
     pieces: &[Piece],
     masks: &[CellMask],
@@ -456,11 +464,17 @@ fn try_cut_group(
         if let Some(out) = cut_lines {
             for (m, walk, cut, made, dev) in out {
                 record(m, made, &[&walk, &cut]);
+                // A straight cut's cut side may hold open cells, and its
+                // edges other than the line border walkable floor too.
+                let dev = cut
+                    .iter()
+                    .map(|c| whole_cut_dev_cm(c, &masks[members[m]]))
+                    .fold(dev, f64::max);
                 // A piece the line leaves on one side keeps any crossing it
                 // made (where its other side was a sliver rounding dropped):
                 // its neighbours hold them too.
                 cuts[m] = match (walk.len(), cut.len()) {
-                    (0, 0) => return None,
+                    (0, 0) => return Some(Err(vec![m])),
                     (1, 0) => Cut::Widened(walk.into_iter().next()?, false),
                     (0, 1) => Cut::Widened(cut.into_iter().next()?, true),
                     _ => Cut::Split(walk, cut, dev),
@@ -482,7 +496,9 @@ fn try_cut_group(
                 (None, _) => split(v, &masks[i], &toward(m), &mut made)?,
             };
             if walk.is_empty() || cut.is_empty() {
-                return None; // rounding changed what the piece is
+                // Rounding changed what the piece is: cut it whole, and the
+                // rest again.
+                return Some(Err(vec![m]));
             }
             record(m, made, &[&walk, &cut]);
             cuts[m] = Cut::Split(walk, cut, CUT_DEV_CELLS_CM);
@@ -717,12 +733,13 @@ impl HalfPlane {
 }
 
 /// One straight line in place of the staircase of cell lines through
-/// `polys` (a connected set of pieces): of the candidate directions (the
-/// axes, the diagonals, each piece edge's), the line that keeps every
-/// blocked cell the pieces overlap on its cut side and the most area on
-/// its walkable side, if that is at least the share [`cut_group`] asks of
-/// a split; with the blocked cells (lowest corners). `None` where no
-/// blocked cell overlaps them.
+/// `polys` (a connected set of pieces): of the candidate directions
+/// ([`candidate_normals`]), the line through the nearest blocked-cell
+/// corner that keeps every blocked cell the pieces overlap on its cut
+/// side, strays no farther than [`MAX_STRAIGHT_CUT_DEV_CM`], and keeps the
+/// most area on its walkable side, if that is at least the share
+/// [`cut_group`] asks of a split; with the blocked cells (lowest corners).
+/// `None` where no blocked cell overlaps them or no line qualifies.
 fn straight_line(polys: &[&Polygon], masks: &[&CellMask]) -> Option<(HalfPlane, Vec<[i64; 2]>)> {
     let mut cells: Vec<[i64; 2]> = polys.iter().zip(masks).flat_map(|(p, m)| blocked_cells(p, m)).collect();
     cells.sort_unstable();
@@ -769,7 +786,8 @@ fn line_for_cells(polys: &[&Polygon], cells: &[[i64; 2]], share: f64) -> Option<
 /// in [`split`], or the point `fixed` gives for that edge (every crossing
 /// recorded in `made` as `(edge, point)`); the exact crossings and vertices on the line are
 /// added to `on_line`. `None` if a part is not strictly convex once
-/// rounded.
+/// rounded, or the line crosses the piece but rounding leaves nothing on
+/// one side.
 fn split_by_line(
     poly: &Polygon,
     line: &HalfPlane,
@@ -1201,12 +1219,15 @@ fn hull_cut(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> 
     let start = clip_start(poly);
     let (mut walk, mut cut, mut made) = (Vec::new(), Vec::new(), Vec::new());
     for (inside, planes) in &regions {
-        let mut part = start.clone();
+        let (mut part, mut provisional) = (start.clone(), Vec::new());
         for plane in planes {
-            part = clip_half_plane(&part, poly, plane, toward, &mut made)?;
+            part = clip_half_plane(&part, poly, plane, toward, &mut made, &mut provisional)?;
             if part.len() < 3 {
                 break;
             }
+        }
+        if part.len() >= 3 && part.iter().any(|v| provisional.contains(&v.at)) {
+            return None; // two hull lines meet off the grid inside the piece
         }
         if let Some(p) = finish(part.iter().map(|v| v.fixed))? {
             if *inside { cut.push(p) } else { walk.push(p) }
@@ -1215,6 +1236,8 @@ fn hull_cut(poly: &Polygon, mask: &CellMask, toward: &dyn Fn(usize) -> bool) -> 
     if cut.is_empty() || walk.iter().any(|w| cells.iter().any(|&lo| overlaps_cell(w, lo))) {
         return None;
     }
+    // Only crossings some part keeps (others were clipped away later).
+    made.retain(|(_, x)| walk.iter().chain(&cut).any(|p| p.contains(x)));
     made.sort_unstable();
     made.dedup();
     Some((walk, cut, made, dev))
@@ -1267,14 +1290,15 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// Sutherland–Hodgman against one half-plane. A crossing of an original
 /// edge is computed from that edge (canonically, rounded toward the piece
 /// where `toward`, and recorded in `made`); a crossing of two clipping
-/// lines must be a grid point (a hull vertex), else `None`, as for a vertex
-/// too near the line to tell its side.
+/// lines off the grid is added to `provisional` (it must not survive the
+/// last clip). `None` for a vertex too near the line to tell its side.
 fn clip_half_plane(
     part: &[ClipVertex],
     orig: &Polygon,
     plane: &HalfPlane,
     toward: &dyn Fn(usize) -> bool,
     made: &mut Vec<(usize, [i32; 2])>,
+    provisional: &mut Vec<[f64; 2]>,
 ) -> Option<Vec<ClipVertex>> {
     const AMBIGUOUS: f64 = 1e-6;
     let key = (plane.normal, plane.c);
@@ -1288,47 +1312,49 @@ fn clip_half_plane(
         }
         sides.push(s);
     }
-    let crossing = |from: &ClipVertex, made: &mut Vec<(usize, [i32; 2])>| -> Option<ClipVertex> {
-        match from.on {
-            On::Edge(e) => {
-                let (a, b) = (orig[e], orig[(e + 1) % orig.len()]);
-                let axis = match plane.normal {
-                    [_, 0] => Some(0),
-                    [0, _] => Some(1),
-                    _ => None,
-                };
-                let (at, fixed) = match axis {
-                    Some(axis) => {
-                        let c = (plane.c / plane.normal[axis] as i128) as i64;
-                        let x = edge_crossing(a, b, axis, c, toward(e));
-                        (x.at, x.fixed)
+    let crossing =
+        |from: &ClipVertex, made: &mut Vec<(usize, [i32; 2])>, provisional: &mut Vec<[f64; 2]>| -> Option<ClipVertex> {
+            match from.on {
+                On::Edge(e) => {
+                    let (a, b) = (orig[e], orig[(e + 1) % orig.len()]);
+                    let axis = match plane.normal {
+                        [_, 0] => Some(0),
+                        [0, _] => Some(1),
+                        _ => None,
+                    };
+                    let (at, fixed) = match axis {
+                        Some(axis) => {
+                            let c = (plane.c / plane.normal[axis] as i128) as i64;
+                            let x = edge_crossing(a, b, axis, c, toward(e));
+                            (x.at, x.fixed)
+                        }
+                        None => line_crossing(a, b, |v| plane.side_exact(v), toward(e)),
+                    };
+                    made.push((e, fixed));
+                    Some(ClipVertex { at, fixed, on: from.on })
+                }
+                On::CellLine => None,
+                On::Line((m, c)) => {
+                    // Two lines: an exact grid point or nothing.
+                    let det = m[0] as i128 * plane.normal[1] as i128 - m[1] as i128 * plane.normal[0] as i128;
+                    if det == 0 {
+                        return None;
                     }
-                    None => line_crossing(a, b, |v| plane.side_exact(v), toward(e)),
-                };
-                made.push((e, fixed));
-                Some(ClipVertex { at, fixed, on: from.on })
-            }
-            On::CellLine => None,
-            On::Line((m, c)) => {
-                // Two lines: an exact grid point or nothing.
-                let det = m[0] as i128 * plane.normal[1] as i128 - m[1] as i128 * plane.normal[0] as i128;
-                if det == 0 {
-                    return None;
+                    let x = c * plane.normal[1] as i128 - plane.c * m[1] as i128;
+                    let y = m[0] as i128 * plane.c - plane.normal[0] as i128 * c;
+                    let fixed = [
+                        i32::try_from(div_round(x, det)).ok()?,
+                        i32::try_from(div_round(y, det)).ok()?,
+                    ];
+                    let at = [x as f64 / det as f64, y as f64 / det as f64];
+                    if x % det != 0 || y % det != 0 {
+                        // Off the grid: a later line must clip it away.
+                        provisional.push(at);
+                    }
+                    Some(ClipVertex { at, fixed, on: from.on })
                 }
-                let x = c * plane.normal[1] as i128 - plane.c * m[1] as i128;
-                let y = m[0] as i128 * plane.c - plane.normal[0] as i128 * c;
-                if x % det != 0 || y % det != 0 {
-                    return None;
-                }
-                let fixed = [i32::try_from(x / det).ok()?, i32::try_from(y / det).ok()?];
-                Some(ClipVertex {
-                    at: [fixed[0] as f64, fixed[1] as f64],
-                    fixed,
-                    on: from.on,
-                })
             }
-        }
-    };
+        };
     let mut out = Vec::with_capacity(n + 2);
     for k in 0..n {
         let (pi, ci) = ((k + n - 1) % n, k);
@@ -1337,10 +1363,10 @@ fn clip_half_plane(
             (true, true) => out.push(*c),
             (true, false) => out.push(ClipVertex {
                 on: On::Line(key),
-                ..crossing(p, made)?
+                ..crossing(p, made, provisional)?
             }),
             (false, true) => {
-                out.push(crossing(p, made)?);
+                out.push(crossing(p, made, provisional)?);
                 out.push(*c);
             }
             (false, false) => {}
@@ -1990,6 +2016,53 @@ mod tests {
         let (_, patches, _) = headroom_cut(vec![piece(alone)], &masks[1..]);
         assert_eq!(patches.len(), 1);
         assert_eq!(patches[0].cut_dev_cm, 0.0);
+    }
+
+    /// A round pillar in the middle of a floor: cut around the hull of its
+    /// cells (whose many edges' lines meet off the grid outside it), the
+    /// cut part holding every blocked cell, the walkable parts none.
+    #[test]
+    fn a_round_pillar_is_cut_around_its_hull() {
+        let c = CELL_FIXED as i32;
+        let square = vec![[0, 0], [40 * c, 0], [40 * c, 40 * c], [0, 40 * c]];
+        let disk = |i: usize, j: usize| (i as f64 - 19.5).hypot(j as f64 - 19.5) <= 5.0;
+        let m = mask(0, 0, 40, 40, disk);
+        let (walk, cut, _, dev) = hull_cut(&square, &m, &|_| false).expect("a hull cut");
+        assert_eq!(cut.len(), 1);
+        for lo in blocked_cells(&square, &m) {
+            assert!(walk.iter().all(|w| !overlaps_cell(w, lo)), "cell {lo:?}");
+            assert!(overlaps_cell(&cut[0], lo) || !overlaps_cell(&square, lo));
+        }
+        let area: i128 = walk.iter().chain(&cut).map(area2).sum();
+        assert_eq!(area, area2(&square));
+        assert!(dev <= MAX_STRAIGHT_CUT_DEV_CM);
+    }
+
+    /// A diagonal wall with open floor behind it, cut straight: the cut
+    /// side keeps the open floor behind the wall, and its edge against the
+    /// walkable piece next to it claims headroom ends there, 72 cm from the
+    /// nearest blocked cell at its far corner. The deviation says so.
+    #[test]
+    fn a_straight_cut_records_how_far_its_cut_side_reaches_from_the_wall() {
+        let c = CELL_FIXED as i32;
+        let m = vec![[0, 0], [10 * c, 0], [10 * c, 10 * c], [0, 10 * c]];
+        let n = vec![[10 * c, 0], [20 * c, 0], [20 * c, 10 * c], [10 * c, 10 * c]];
+        let masks = [
+            mask(0, 0, 10, 10, |i, j| (12..=13).contains(&(i + j))),
+            mask(10, 0, 10, 10, |_, _| false),
+        ];
+        let (pieces, patches, stats) = headroom_cut(vec![piece(m), piece(n)], &masks);
+        assert_eq!(stats.split, 1);
+        let cut = pieces
+            .iter()
+            .find(|p| patches[p.patch as usize].cut)
+            .expect("a cut piece");
+        assert!(cut.vertices.contains(&[10 * c, 10 * c]), "{pieces:?}");
+        // (200, 200) cm to cell (6, 7) = [120, 140] × [140, 160] cm.
+        let truth_cm = 60f64.hypot(40.0);
+        for p in &patches {
+            assert!(p.cut_dev_cm >= truth_cm, "{p:?}");
+        }
     }
 
     /// A slanted wall across a corner: one straight cut (two pieces), not
