@@ -461,15 +461,38 @@ fn try_cut_group(
                 |m, e| toward(m)(e),
             )
         });
+        // A cut part's edges along a piece edge shared with another piece
+        // border that piece's floor, walkable or not: they count as cut
+        // edges too, and the whole cut must stay within the limit.
+        let cut_lines = cut_lines.and_then(|out| {
+            out.into_iter()
+                .map(|(m, walk, cut, made, dev)| {
+                    let v = &pieces[members[m]].vertices;
+                    let cells = blocked_cells(v, &masks[members[m]]);
+                    let shared_edges: Vec<usize> = (0..v.len()).filter(|&e| neighbour(m, e).is_some()).collect();
+                    let along = |u: [i32; 2], w: [i32; 2]| {
+                        shared_edges.iter().any(|&e| {
+                            on_segment(v[e], v[(e + 1) % v.len()], u) && on_segment(v[e], v[(e + 1) % v.len()], w)
+                        })
+                    };
+                    let mut dev = dev;
+                    for c in &cut {
+                        for k in 0..c.len() {
+                            let (u, w) = (c[k], c[(k + 1) % c.len()]);
+                            if u != w && along(u, w) {
+                                let line = HalfPlane::through([-((w[1] - u[1]) as i64), (w[0] - u[0]) as i64], u);
+                                let ends = [u, w].map(|p| [p[0] as f64, p[1] as f64]);
+                                dev = dev.max(line.dev_cm(&ends, &cells));
+                            }
+                        }
+                    }
+                    (dev <= MAX_STRAIGHT_CUT_DEV_CM).then_some((m, walk, cut, made, dev))
+                })
+                .collect::<Option<Vec<_>>>()
+        });
         if let Some(out) = cut_lines {
             for (m, walk, cut, made, dev) in out {
                 record(m, made, &[&walk, &cut]);
-                // A straight cut's cut side may hold open cells, and its
-                // edges other than the line border walkable floor too.
-                let dev = cut
-                    .iter()
-                    .map(|c| whole_cut_dev_cm(c, &masks[members[m]]))
-                    .fold(dev, f64::max);
                 // A piece the line leaves on one side keeps any crossing it
                 // made (where its other side was a sliver rounding dropped):
                 // its neighbours hold them too.
@@ -1402,6 +1425,20 @@ fn convex_hull(mut p: Vec<[i32; 2]>) -> Polygon {
     h
 }
 
+/// Whether `p` lies on segment `a`–`b` within two fixed-point units (a
+/// rounded crossing of it).
+fn on_segment(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> bool {
+    let d = [(b[0] - a[0]) as f64, (b[1] - a[1]) as f64];
+    let len2 = d[0] * d[0] + d[1] * d[1];
+    if len2 == 0.0 {
+        return false;
+    }
+    let r = [(p[0] - a[0]) as f64, (p[1] - a[1]) as f64];
+    let t = (r[0] * d[0] + r[1] * d[1]) / len2;
+    let dist = (d[0] * r[1] - d[1] * r[0]).abs() / len2.sqrt();
+    dist <= 2.0 && (-2.0 / len2.sqrt()..=1.0 + 2.0 / len2.sqrt()).contains(&t)
+}
+
 /// Whether the convex CCW `poly` and the cell with lowest corner `lo`
 /// (fixed point) share area: no axis of either separates them (exact).
 fn overlaps_cell(poly: &Polygon, lo: [i64; 2]) -> bool {
@@ -2038,31 +2075,94 @@ mod tests {
         assert!(dev <= MAX_STRAIGHT_CUT_DEV_CM);
     }
 
-    /// A diagonal wall with open floor behind it, cut straight: the cut
-    /// side keeps the open floor behind the wall, and its edge against the
-    /// walkable piece next to it claims headroom ends there, 72 cm from the
-    /// nearest blocked cell at its far corner. The deviation says so.
+    /// A diagonal wall with open floor behind it, next to a walkable piece
+    /// of the group: a straight cut would leave the floor behind the wall
+    /// on its cut side, its edge against the walkable piece 72 cm from the
+    /// nearest blocked cell, beyond the limit; the cut that is made keeps
+    /// every walkable/cut boundary within its recorded deviation.
     #[test]
-    fn a_straight_cut_records_how_far_its_cut_side_reaches_from_the_wall() {
+    fn cut_edges_against_a_neighbour_stay_within_the_recorded_deviation() {
         let c = CELL_FIXED as i32;
         let m = vec![[0, 0], [10 * c, 0], [10 * c, 10 * c], [0, 10 * c]];
         let n = vec![[10 * c, 0], [20 * c, 0], [20 * c, 10 * c], [10 * c, 10 * c]];
+        let wall = |i: i64, j: i64| (0..10).contains(&i) && (0..10).contains(&j) && (12..=13).contains(&(i + j));
         let masks = [
-            mask(0, 0, 10, 10, |i, j| (12..=13).contains(&(i + j))),
+            mask(0, 0, 10, 10, |i, j| wall(i as i64, j as i64)),
             mask(10, 0, 10, 10, |_, _| false),
         ];
         let (pieces, patches, stats) = headroom_cut(vec![piece(m), piece(n)], &masks);
         assert_eq!(stats.split, 1);
-        let cut = pieces
+        assert!(patches.iter().any(|p| p.cut) && patches.iter().any(|p| !p.cut));
+        check_cut_edges(&pieces, &patches, wall).unwrap();
+    }
+
+    /// Every point where a cut piece meets a walkable one (sampled every
+    /// 5 cm along the cut pieces' edges) lies within its patch's recorded
+    /// deviation, less the cell diagonal allowed for where in a blocked
+    /// cell headroom ends, of a blocked cell (a few units for rounding).
+    fn check_cut_edges(
+        pieces: &[Piece],
+        patches: &[PatchInfo],
+        blocked: impl Fn(i64, i64) -> bool,
+    ) -> Result<(), TestCaseError> {
+        let walls: Vec<&Polygon> = pieces
             .iter()
-            .find(|p| patches[p.patch as usize].cut)
-            .expect("a cut piece");
-        assert!(cut.vertices.contains(&[10 * c, 10 * c]), "{pieces:?}");
-        // (200, 200) cm to cell (6, 7) = [120, 140] × [140, 160] cm.
-        let truth_cm = 60f64.hypot(40.0);
-        for p in &patches {
-            assert!(p.cut_dev_cm >= truth_cm, "{p:?}");
+            .filter(|p| !patches[p.patch as usize].cut)
+            .map(|p| &p.vertices)
+            .collect();
+        for p in pieces.iter().filter(|p| patches[p.patch as usize].cut) {
+            let allowed = (patches[p.patch as usize].cut_dev_cm - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM + 4.0;
+            let n = p.vertices.len();
+            for k in 0..n {
+                let (a, b) = (p.vertices[k], p.vertices[(k + 1) % n]);
+                let len = ((b[0] - a[0]) as f64).hypot((b[1] - a[1]) as f64);
+                let steps = (len / (CELL_FIXED as f64 / 4.0)).ceil().max(1.0) as usize;
+                for s in 0..=steps {
+                    let t = s as f64 / steps as f64;
+                    let x = [
+                        a[0] as f64 + t * (b[0] - a[0]) as f64,
+                        a[1] as f64 + t * (b[1] - a[1]) as f64,
+                    ];
+                    let on_walkable = walls.iter().any(|w| {
+                        (0..w.len()).any(|e| {
+                            let (u, v) = (w[e], w[(e + 1) % w.len()]);
+                            let d = [(v[0] - u[0]) as f64, (v[1] - u[1]) as f64];
+                            let r = [x[0] - u[0] as f64, x[1] - u[1] as f64];
+                            let len2 = d[0] * d[0] + d[1] * d[1];
+                            let t = ((r[0] * d[0] + r[1] * d[1]) / len2).clamp(0.0, 1.0);
+                            (r[0] - t * d[0]).hypot(r[1] - t * d[1]) <= 2.0
+                        })
+                    });
+                    if !on_walkable {
+                        continue;
+                    }
+                    let (ci, cj) = (
+                        (x[0] / CELL_FIXED as f64).floor() as i64,
+                        (x[1] / CELL_FIXED as f64).floor() as i64,
+                    );
+                    let reach = (allowed / CELL_FIXED as f64).ceil() as i64 + 1;
+                    let cell = CELL_FIXED as f64;
+                    let near = (cj - reach..=cj + reach)
+                        .flat_map(|j| (ci - reach..=ci + reach).map(move |i| (i, j)))
+                        .filter(|&(i, j)| blocked(i, j))
+                        .map(|(i, j)| {
+                            let (x0, y0) = (i as f64 * cell, j as f64 * cell);
+                            let dx = (x0 - x[0]).max(x[0] - (x0 + cell)).max(0.0);
+                            let dy = (y0 - x[1]).max(x[1] - (y0 + cell)).max(0.0);
+                            dx.hypot(dy)
+                        })
+                        .fold(f64::INFINITY, f64::min);
+                    prop_assert!(
+                        near <= allowed,
+                        "cut/walkable boundary point {:?} is {} units from a blocked cell, allowed {}",
+                        x,
+                        near,
+                        allowed
+                    );
+                }
+            }
         }
+        Ok(())
     }
 
     /// A slanted wall across a corner: one straight cut (two pieces), not
@@ -2187,6 +2287,7 @@ mod tests {
                     }
                 }
             }
+            check_cut_edges(&pieces, &patches, blocked)?;
             let all: Vec<&Polygon> = pieces.iter().map(|p| &p.vertices).collect();
             let rs = rings(&all);
             prop_assert_eq!(check_rings(&rs), Ok(()), "rings {:?}", rs);
