@@ -2419,59 +2419,8 @@ mod tests {
                 }
             }
             // The cut stays within its recorded deviation of the blocked
-            // cells: every point of a cut piece's boundary inside the source
-            // polygon lies no farther from a blocked cell than `cut_dev_cm`
-            // less the cell diagonal it allows for where in that cell
-            // headroom ends (samples every 5 cm, a few units of rounding).
-            let blocked: Vec<[f64; 2]> = (0..m.blocked.len())
-                .filter(|&c| m.blocked[c])
-                .map(|c| {
-                    let (i, j) = (m.i0 as i64 + (c % m.w) as i64, m.j0 as i64 + (c / m.w) as i64);
-                    [(i * CELL_FIXED) as f64, (j * CELL_FIXED) as f64]
-                })
-                .collect();
-            for p in pieces.iter().filter(|p| patches[p.patch as usize].cut) {
-                let allowed = (patches[p.patch as usize].cut_dev_cm - CUT_DEV_CELLS_CM) * VERTEX_STEPS_PER_CM + 4.0;
-                let n = p.vertices.len();
-                for k in 0..n {
-                    let (a, b) = (p.vertices[k], p.vertices[(k + 1) % n]);
-                    let len = ((b[0] - a[0]) as f64).hypot((b[1] - a[1]) as f64);
-                    let steps = (len / (CELL_FIXED as f64 / 4.0)).ceil().max(1.0) as usize;
-                    for s in 0..=steps {
-                        let t = s as f64 / steps as f64;
-                        let x = [
-                            a[0] as f64 + t * (b[0] - a[0]) as f64,
-                            a[1] as f64 + t * (b[1] - a[1]) as f64,
-                        ];
-                        let inside = (0..poly.len())
-                            .map(|e| {
-                                let (u, v) = (poly[e], poly[(e + 1) % poly.len()]);
-                                let d = [(v[0] - u[0]) as f64, (v[1] - u[1]) as f64];
-                                (d[0] * (x[1] - u[1] as f64) - d[1] * (x[0] - u[0] as f64)) / d[0].hypot(d[1])
-                            })
-                            .fold(f64::INFINITY, f64::min);
-                        if inside <= 4.0 {
-                            continue; // on the source boundary
-                        }
-                        let cell = CELL_FIXED as f64;
-                        let near = blocked
-                            .iter()
-                            .map(|c| {
-                                let dx = (c[0] - x[0]).max(x[0] - (c[0] + cell)).max(0.0);
-                                let dy = (c[1] - x[1]).max(x[1] - (c[1] + cell)).max(0.0);
-                                dx.hypot(dy)
-                            })
-                            .fold(f64::INFINITY, f64::min);
-                        prop_assert!(
-                            near <= allowed,
-                            "cut edge point {:?} is {} units from a blocked cell, allowed {}",
-                            x,
-                            near,
-                            allowed
-                        );
-                    }
-                }
-            }
+            // cells.
+            check_cut_edges(&pieces, &patches, |i, j| m.is_blocked(i as i32, j as i32))?;
             // Rounding each crossing moves the area by less than a step per
             // unit of boundary length.
             let perimeter: f64 = (0..poly.len())
