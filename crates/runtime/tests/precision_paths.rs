@@ -68,6 +68,20 @@ fn pair(bytes: &[u8]) -> Pair {
     Pair { fast, reference }
 }
 
+/// Two files read on the same path (`fast` holding `a`, `reference`
+/// holding `b`): answers that should not depend on what differs.
+fn same_path(path: PrecisionPath, a: &[u8], b: &[u8]) -> Pair {
+    let open = |bytes: &[u8]| {
+        let mut s = Surface::from_bytes(bytes).expect("open");
+        s.set_precision_path(path);
+        s
+    };
+    Pair {
+        fast: open(a),
+        reference: open(b),
+    }
+}
+
 /// An outcome with every number as its bits: equal keys are identical
 /// outcomes (`-0.0 ≠ 0.0`, a NaN equals itself).
 #[derive(Clone, Debug, PartialEq)]
@@ -703,10 +717,7 @@ fn raised_fit_err_is_caught() {
     assert!(c.ndiff() > 0, "the path comparison missed a raised fit_err_cm");
     // Fast over the tampered bytes is Fast over the clean ones.
     let fast_clean = compare_corpus(
-        &Pair {
-            fast: Surface::from_bytes(&lv.bytes).expect("open"),
-            reference: Surface::from_bytes(&bytes).expect("open"),
-        },
+        &same_path(PrecisionPath::Fast, &lv.bytes, &bytes),
         &lv.corpus,
         &[Agent::DEFAULT],
     );
@@ -730,16 +741,8 @@ fn lowered_slot_is_caught() {
         s.mismatches[0]
     );
 
-    let reference = |b: &[u8]| {
-        let mut s = Surface::from_bytes(b).expect("open");
-        s.set_precision_path(PrecisionPath::Reference);
-        s
-    };
     let same = compare_corpus(
-        &Pair {
-            fast: reference(&lv.bytes),
-            reference: reference(&bytes),
-        },
+        &same_path(PrecisionPath::Reference, &lv.bytes, &bytes),
         &lv.corpus,
         &[Agent::DEFAULT],
     );
