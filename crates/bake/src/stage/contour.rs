@@ -887,6 +887,8 @@ fn chords<'a>(
             c: normal[0] as i128 * x[0] as i128 + normal[1] as i128 * x[1] as i128,
         };
         let lines: Vec<HalfPlane> = match ends.as_slice() {
+            // (Alone, the piece's own line was the cluster's, tried already.)
+            [] if cluster.len() == 1 => Vec::new(),
             [] => straight_line(&[v], &[mask(m)])
                 .map(|(line, _)| line)
                 .into_iter()
