@@ -170,6 +170,20 @@ impl SegmentCast {
     }
 }
 
+/// How far (XY) from its face contact point a sphere of radius `r` moving
+/// down may touch a point of the same plane (whose slope is at most
+/// `slope`) by the time it has gone `s` farther than the face contact: an
+/// upper bound.
+///
+/// After the further descent `s` the sphere meets the plane in a circle of
+/// radius `√(2·r·s·n_z − s²·n_z²) ≤ √(2·r·s)` whose centre has moved
+/// `s·sin θ ≤ s·slope` down the slope from the face contact point; an XY
+/// distance is at most the in-plane one.
+#[inline]
+pub fn reach_after_descent(s: f64, r: f64, slope: f64) -> f64 {
+    (2.0 * r * s).sqrt() + s * slope
+}
+
 /// Sphere moving down onto the upper side of the plane `z = a·x + b·y + k`
 /// (contact point anywhere on the plane; the caller tests it is inside).
 pub fn sphere_down_plane(c: V3, r: f64, a: f64, b: f64, k: f64) -> Contact {
@@ -527,6 +541,57 @@ mod tests {
         // A vertical wall triangle.
         let wall = [[0.0, 0.0, 0.0], [100.0, 0.0, 0.0], [0.0, 0.0, 100.0]];
         assert!((vertical_segment_triangle_distance(10.0, 7.0, 10.0, 20.0, wall) - 7.0).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod descent_tests {
+    use super::*;
+
+    /// After a further descent `s` past its face contact, every point at
+    /// which the sphere meets the plane lies within the bound of the face
+    /// contact point, even measured in the plane (XY is less): the meeting circle computed directly, on planes
+    /// of random tilt and direction. And on a flat plane the bound is
+    /// tight up to `s`.
+    #[test]
+    fn reach_after_descent_bounds_the_meeting_circle() {
+        for i in 0..40 {
+            for j in 0..12 {
+                let slope = 0.1 * i as f64 % 1.2;
+                let dir = j as f64 * 0.5;
+                let (a, b) = (slope * dir.cos(), slope * dir.sin());
+                let r = 5.0 + 3.0 * i as f64;
+                let c = [3.0, -2.0, 100.0];
+                let face = sphere_down_plane(c, r, a, b, 7.0);
+                for s in [1e-4, 0.01, 0.3, 2.0, 0.5 * r] {
+                    // The centre after the further descent, its height above
+                    // the plane, and the meeting circle.
+                    let n = [-a, -b, 1.0];
+                    let nl = len(n);
+                    let n = scale(n, 1.0 / nl);
+                    let centre = [c[0], c[1], c[2] - face.t - s];
+                    let h = (centre[2] - (a * centre[0] + b * centre[1] + 7.0)) / nl;
+                    let rho = (r * r - h * h).max(0.0).sqrt();
+                    let foot = sub(centre, scale(n, h));
+                    // Two unit vectors in the plane.
+                    let e1 = scale(cross(n, [0.0, 1.0, 0.0]), 1.0 / len(cross(n, [0.0, 1.0, 0.0])));
+                    let e2 = cross(n, e1);
+                    let bound = reach_after_descent(s, r, slope);
+                    let mut far: f64 = 0.0;
+                    for k in 0..256 {
+                        let t = k as f64 / 256.0 * std::f64::consts::TAU;
+                        let p = add(foot, add(scale(e1, rho * t.cos()), scale(e2, rho * t.sin())));
+                        // In-plane distance (at least the XY one).
+                        let d = len(sub(p, face.point));
+                        far = far.max(d);
+                    }
+                    assert!(far <= bound + 1e-9, "slope {slope} r {r} s {s}: {far} > {bound}");
+                    if slope == 0.0 {
+                        assert!(bound - far <= s + 1e-9, "r {r} s {s}: {bound} vs {far}");
+                    }
+                }
+            }
+        }
     }
 }
 

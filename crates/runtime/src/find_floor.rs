@@ -12,7 +12,10 @@
 //! * Capsule: the capsule moving straight down. Only its bottom sphere can
 //!   make the first contact with something it does not already overlap
 //!   (DESIGN §9): faces, edges and vertices of pieces and of blockers. A capsule that overlaps anything
-//!   at its start falls back (`InitialOverlap`).
+//!   at its start falls back (`InitialOverlap`). A piece whose face contact
+//!   misses it is touched, if at all, only after the sphere has gone on far
+//!   enough to reach it in its plane ([`reach_after_descent`]): its edges
+//!   are read only if that can come before a contact already certain.
 
 use crate::Surface;
 use crate::bvh::{QBox, floor_u16, visit, visit_narrowing};
@@ -20,6 +23,10 @@ use crate::cache::QueryCache;
 use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
+
+/// Pieces whose edges one capsule query defers until every face contact is
+/// known (more are looked at straight away).
+const MAX_LATER_PIECES: usize = 16;
 use crate::tolerance::*;
 use walksurf_format::TILE_SIZE_CM;
 
@@ -261,6 +268,54 @@ impl Surface {
             }
         };
 
+        // Overlap of the capsule at its start with a piece.
+        let check_overlap_piece = |g: &PieceGeom<'_>, band: f64, hits: &mut Hits| {
+            let d = g.vertical_segment_distance(c[0], c[1], c[2], top_z);
+            if d < r - band {
+                overlap.set(true);
+            } else if d <= r + band {
+                hits.undecided(f64::NEG_INFINITY);
+            }
+        };
+
+        // A piece's edges and vertices (after its face contact missed it):
+        // two flat groups of one patch may meet at a slight crease, where
+        // the edge is the first contact and neither face's contact point
+        // lies inside its piece. An edge the sphere may touch already: the
+        // exact overlap test (skipped for a piece below the centre) tells the
+        // reason.
+        let edges = |g: &PieceGeom<'_>, below: bool, band: f64, hits: &mut Hits| {
+            let e = g.edge_err() + g.z_err;
+            let mut at_start = false;
+            for i in 0..g.n {
+                at_start |= push_edge_contact(hits, c, r, g.v(i), g.v(i + 1), e);
+            }
+            if below && at_start {
+                check_overlap_piece(g, band, hits);
+            }
+        };
+        // Pieces whose face contact missed them: every point of such a
+        // piece lies some way (XY) from the face contact point, so the
+        // sphere must go on past the face contact before it touches any.
+        // Their edges are looked at once every face contact is known, and
+        // most then go unread. `(piece, t0, face point)`: the face contact
+        // time less the piece's errors.
+        let mut later: [Option<(PieceGeom<'_>, f64, [f64; 2])>; MAX_LATER_PIECES] = [None; MAX_LATER_PIECES];
+        let mut n_later = 0;
+        // Whether no point of the piece can be touched before a contact
+        // that certainly happens.
+        let out_of_reach = |g: &PieceGeom<'_>, t0: f64, p: [f64; 2], bound: f64| {
+            let slack = bound + PRUNE_MARGIN_CM - t0;
+            if slack < 0.0 {
+                return true;
+            }
+            if !slack.is_finite() {
+                return false;
+            }
+            let e = g.edge_err() + g.z_err;
+            let slope = g.a.abs() + g.b.abs(); // ≥ |∇z|
+            g.outside_by(p[0], p[1], reach_after_descent(slack, r + e, slope) + e)
+        };
         walk_result(visit(f.tile.piece_bvh, &q, |word| {
             let g = match f.piece_geom(word) {
                 Ok(g) => g,
@@ -283,13 +338,25 @@ impl Surface {
             // one side is no overlap either.
             let below = z_top <= c[2];
             if !below && !axis_clear_of_plane(c, top_z, normal, g.k * normal[2], r + band) {
-                for i in 1..g.n - 1 {
-                    check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
-                }
+                check_overlap_piece(&g, band, &mut hits);
             }
             let face = sphere_down_plane(c, r, g.a, g.b, g.k);
             match g.side(face.point[0], face.point[1]) {
-                Side::Outside => {}
+                Side::Outside => {
+                    let t0 = face.t - g.edge_err() - g.z_err - Z_MARGIN_CM;
+                    let p = [face.point[0], face.point[1]];
+                    if out_of_reach(&g, t0, p, hits.bound()) {
+                        return true;
+                    }
+                    // (Deferred only while no contact bounds the answer.)
+                    if hits.bound() == f64::INFINITY
+                        && let Some(slot) = later.get_mut(n_later)
+                    {
+                        *slot = Some((g, t0, p));
+                        n_later += 1;
+                        return true;
+                    }
+                }
                 Side::Inside => {
                     if below && face_touches_at_start(face.t, g.z_err, &overlap, &mut hits) {
                         return true;
@@ -307,23 +374,17 @@ impl Surface {
                 }
                 Side::Band => hits.undecided(face.t - g.z_err),
             }
-            // Every edge and vertex: two flat groups of one patch may meet at
-            // a slight crease, where the edge is the first contact and neither
-            // face's contact point lies inside its piece.
-            let e = g.edge_err() + g.z_err;
-            let mut at_start = false;
-            for i in 0..g.n {
-                at_start |= push_edge_contact(&mut hits, c, r, g.v(i), g.v(i + 1), e);
-            }
-            // An edge the sphere may touch already: the exact overlap test
-            // (skipped above for a piece below the centre) tells the reason.
-            if below && at_start {
-                for i in 1..g.n - 1 {
-                    check_overlap([g.v(0), g.v(i), g.v(i + 1)], band, &mut hits);
-                }
-            }
+            edges(&g, below, band, &mut hits);
             true
         }))?;
+        for &(g, t0, p) in later[..n_later].iter().flatten() {
+            if out_of_reach(&g, t0, p, hits.bound()) {
+                continue;
+            }
+            let band = g.xy_err + g.z_err + Z_MARGIN_CM;
+            let z_top = (0..g.n).map(|i| g.v(i)[2]).fold(f64::NEG_INFINITY, f64::max) + band;
+            edges(&g, z_top <= c[2], band, &mut hits);
+        }
         // Blockers wholly below where the sphere is when a contact already
         // found happens (the test below) are skipped a whole subtree at a
         // time: the box's floor rises with the bound.

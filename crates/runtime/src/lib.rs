@@ -39,6 +39,19 @@ mod sweep;
 mod tile_geom;
 mod tolerance;
 
+/// What the unit tests share.
+#[cfg(test)]
+mod testing {
+    /// A tiny deterministic generator (SplitMix64) in [-1, 1).
+    pub fn rng(seed: &mut u64) -> f64 {
+        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
 pub use cache::{QueryCache, QueryStats};
 pub use precision::PrecisionPath;
 pub use query::*;

@@ -973,14 +973,7 @@ fn consider<const N: usize>(p: &Poly<N>, (lo, hi): (V3, V3), q: &SweepQuery, ori
 mod tests {
     use super::*;
 
-    /// A tiny deterministic generator (SplitMix64) in [-1, 1).
-    fn rng(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
+    use crate::testing::rng;
 
     fn tri(seed: &mut u64, scale_xy: f64, scale_z: f64) -> [V3; 3] {
         std::array::from_fn(|_| [scale_xy * rng(seed), scale_xy * rng(seed), scale_z * rng(seed)])

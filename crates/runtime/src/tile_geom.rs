@@ -103,6 +103,7 @@ pub(crate) fn piece_xy_err(header: &PieceHeader) -> f64 {
 
 /// A piece read in place: plane and fixed-point polygon, with 3D vertices
 /// computed on demand (nothing copied, nothing zeroed).
+#[derive(Clone, Copy)]
 pub(crate) struct PieceGeom<'a> {
     pub n: usize,
     verts: &'a [VertexFixed],
@@ -168,19 +169,27 @@ impl<'a> PieceGeom<'a> {
         plane_normal(self.a, self.b)
     }
 
-    /// Classifies the XY point (frame cm) against the polygon.
-    pub fn side(&self, x: f64, y: f64) -> Side {
+    /// Per edge (fixed point): its vector `(ex, ey)` and how far the XY
+    /// point (frame cm) lies on its inner (left) side times its length.
+    #[inline]
+    fn edge_sides(&self, x: f64, y: f64) -> impl Iterator<Item = (f64, f64, f64)> + '_ {
         let (qx, qy) = (x * VERTEX_STEPS_PER_CM, y * VERTEX_STEPS_PER_CM);
-        let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
-        let mut side = Side::Inside;
         let mut prev = self.fixed(self.n - 1);
-        for i in 0..self.n {
+        (0..self.n).map(move |i| {
             let [ax, ay] = prev;
             let [bx, by] = self.fixed(i);
             prev = [bx, by];
             let (ex, ey) = (bx - ax, by - ay);
-            let d = ex * (qy - ay) - ey * (qx - ax);
-            // Signed distance positive inside (left); compare without a sqrt.
+            (ex, ey, ex * (qy - ay) - ey * (qx - ax))
+        })
+    }
+
+    /// Classifies the XY point (frame cm) against the polygon.
+    pub fn side(&self, x: f64, y: f64) -> Side {
+        let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
+        let mut side = Side::Inside;
+        for (ex, ey, d) in self.edge_sides(x, y) {
+            // Compare the signed distance with the band without a sqrt.
             let lim2 = band * band * (ex * ex + ey * ey);
             if d < 0.0 && d * d > lim2 {
                 return Side::Outside;
@@ -190,6 +199,44 @@ impl<'a> PieceGeom<'a> {
             }
         }
         side
+    }
+
+    /// Whether the XY point lies in the polygon or on its boundary.
+    fn holds_xy(&self, x: f64, y: f64) -> bool {
+        self.edge_sides(x, y).all(|(_, _, d)| d >= 0.0)
+    }
+
+    /// Whether `(x, y)` (frame cm) lies farther than `d` outside one of the
+    /// polygon's edge lines (then farther than `d` from the polygon).
+    pub fn outside_by(&self, x: f64, y: f64, d: f64) -> bool {
+        let d = d * VERTEX_STEPS_PER_CM;
+        self.edge_sides(x, y)
+            .any(|(ex, ey, inner)| inner < 0.0 && inner * inner > d * d * (ex * ex + ey * ey))
+    }
+
+    /// Distance from the vertical segment `x = cx, y = cy, z ∈ [z0, z1]`
+    /// (frame cm) to the piece: its polygon in its plane. Zero if the
+    /// segment pierces it; else the closest pair has an end of the segment
+    /// over the inside (the plane distance) or a polygon edge.
+    pub fn vertical_segment_distance(&self, cx: f64, cy: f64, z0: f64, z1: f64) -> f64 {
+        let z = self.a * cx + self.b * cy + self.k;
+        if (z0..=z1).contains(&z) && self.holds_xy(cx, cy) {
+            return 0.0;
+        }
+        let n = self.normal();
+        let (p0, p1) = ([cx, cy, z0], [cx, cy, z1]);
+        let mut d = f64::INFINITY;
+        for p in [p0, p1] {
+            // Signed distance above the plane, and the foot of the normal.
+            let h = (p[2] - (self.a * p[0] + self.b * p[1] + self.k)) * n[2];
+            if self.holds_xy(p[0] - h * n[0], p[1] - h * n[1]) {
+                d = d.min(h.abs());
+            }
+        }
+        for i in 0..self.n {
+            d = d.min(segment_segment_distance(p0, p1, self.v(i), self.v(i + 1)));
+        }
+        d
     }
 }
 
@@ -435,4 +482,66 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
         _ => hits.undecided(early.t),
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walksurf_format::{PieceHeader, VertexFixed};
+
+    /// Uniform in [0, 1).
+    fn unit(seed: &mut u64) -> f64 {
+        0.5 * (crate::testing::rng(seed) + 1.0)
+    }
+
+    /// The distance from a vertical segment to a piece equals the smallest
+    /// distance to the triangles of its fan (the general triangle routine,
+    /// an independent computation), on random convex pieces and segments:
+    /// above, below, beside and through them.
+    #[test]
+    fn piece_segment_distance_is_its_fans() {
+        let mut seed = 7;
+        for case in 0..3000 {
+            let mut u = || unit(&mut seed);
+            // A convex polygon: points on an ellipse at increasing angles.
+            let n = 3 + (u() * 6.0) as usize;
+            let (cx, cy, rx, ry) = (u() * 400.0, u() * 400.0, 5.0 + u() * 80.0, 5.0 + u() * 80.0);
+            let mut angles: Vec<f64> = (0..n).map(|_| u() * std::f64::consts::TAU).collect();
+            angles.sort_by(f64::total_cmp);
+            angles.dedup_by(|a, b| (*a - *b).abs() < 0.2);
+            if angles.len() < 3 {
+                continue;
+            }
+            let verts: Vec<VertexFixed> = angles
+                .iter()
+                .map(|t| VertexFixed {
+                    x: (((cx + rx * t.cos()) * VERTEX_STEPS_PER_CM).round() as i32).into(),
+                    y: (((cy + ry * t.sin()) * VERTEX_STEPS_PER_CM).round() as i32).into(),
+                })
+                .collect();
+            let (a, b, k) = ((u() - 0.5) * 1.4, (u() - 0.5) * 1.4, u() * 100.0);
+            let header = PieceHeader {
+                patch: 0.into(),
+                vertex_count: verts.len() as u8,
+                flags: 0,
+                plane_a: (a as f32).into(),
+                plane_b: (b as f32).into(),
+                plane_c: (k as f32).into(),
+                z_err_cm: 0.0.into(),
+                interior_edges: 0.into(),
+            };
+            let g = PieceGeom::load(&header, &verts, 0.0).expect("piece");
+            let (x, y) = (cx + (u() - 0.5) * 3.0 * rx, cy + (u() - 0.5) * 3.0 * ry);
+            let z0 = k + (u() - 0.5) * 400.0;
+            let z1 = z0 + u() * 200.0;
+            let fan = (1..g.n - 1)
+                .map(|i| vertical_segment_triangle_distance(x, y, z0, z1, [g.v(0), g.v(i), g.v(i + 1)]))
+                .fold(f64::INFINITY, f64::min);
+            let got = g.vertical_segment_distance(x, y, z0, z1);
+            assert!(
+                (got - fan).abs() <= 1e-9 * (1.0 + fan),
+                "case {case}: {got} vs fan {fan}"
+            );
+        }
+    }
 }
