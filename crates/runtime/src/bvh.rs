@@ -83,11 +83,14 @@ pub(crate) fn visit_narrowing(
         };
         for node in &line.nodes {
             let child = node.child.get();
-            if child == BVH_EMPTY {
-                continue;
-            }
-            let overlaps = (0..3).all(|k| node.min[k].get() <= q.max[k] && node.max[k].get() >= q.min[k]);
-            if !overlaps {
+            // (Non-short-circuit `&`: no branch per axis to mispredict.)
+            let overlaps = (node.min[0].get() <= q.max[0])
+                & (node.max[0].get() >= q.min[0])
+                & (node.min[1].get() <= q.max[1])
+                & (node.max[1].get() >= q.min[1])
+                & (node.min[2].get() <= q.max[2])
+                & (node.max[2].get() >= q.min[2]);
+            if !overlaps || child == BVH_EMPTY {
                 continue;
             }
             if child < 0 {
