@@ -270,6 +270,11 @@ impl Surface {
 
         // Overlap of the capsule at its start with a piece.
         let check_overlap_piece = |g: &PieceGeom<'_>, band: f64, hits: &mut Hits| {
+            // Cheap rejection: the axis beyond an edge line by more than the
+            // radius (XY distance bounds the distance).
+            if g.outside_by(c[0], c[1], r + band) {
+                return;
+            }
             let d = g.vertical_segment_distance(c[0], c[1], c[2], top_z);
             if d < r - band {
                 overlap.set(true);
