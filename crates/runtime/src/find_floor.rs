@@ -332,7 +332,10 @@ impl Surface {
             let band = g.xy_err + g.z_err + Z_MARGIN_CM;
             // Wholly below where the sphere will be when a contact already
             // found happens: neither first contact nor overlap.
-            let z_top = (0..g.n).map(|i| g.v(i)[2]).fold(f64::NEG_INFINITY, f64::max) + band;
+            let (z_lo, z_hi) = (0..g.n)
+                .map(|i| g.v(i)[2])
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| (lo.min(z), hi.max(z)));
+            let z_top = z_hi + band;
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
                 return true;
             }
@@ -344,6 +347,11 @@ impl Surface {
             let below = z_top <= c[2];
             if !below && !axis_clear_of_plane(c, top_z, normal, g.k * normal[2], r + band) {
                 check_overlap_piece(&g, band, &mut hits);
+            }
+            // Wholly above the centre: the capsule moving down only moves
+            // away from it (DESIGN §9); the overlap test was all there is.
+            if z_lo - band > c[2] {
+                return true;
             }
             let face = sphere_down_plane(c, r, g.a, g.b, g.k);
             match g.side(face.point[0], face.point[1]) {
@@ -414,6 +422,10 @@ impl Surface {
             let below = z_top <= c[2];
             if !below {
                 check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+            }
+            // As for pieces: wholly above the centre, only the overlap counts.
+            if tri[0][2].min(tri[1][2]).min(tri[2][2]) - BLOCKER_VERTEX_ERR_CM - Z_MARGIN_CM > c[2] {
+                return true;
             }
             if let Some((normal, a, bb, k)) = triangle_plane(&tri) {
                 let face = sphere_down_plane(c, r, a, bb, k);
