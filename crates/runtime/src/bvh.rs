@@ -220,6 +220,52 @@ mod tests {
         }
     }
 
+    /// A tree of many items, skewed in size and position (the surface-area
+    /// split would peel off the far ones a few at a time), is walked whole
+    /// within the fixed stack: the split keeps its depth bounded.
+    #[test]
+    fn a_large_skewed_tree_fits_the_stack() {
+        let mut seed = 11;
+        let mut rng = || 0.5 * (crate::testing::rng(&mut seed) + 1.0);
+        let quant = TileQuant {
+            z_origin_cm: 0.0,
+            z_quant_cm: 0.125,
+        };
+        let mut items: Vec<BvhItem> = (0..100_000u32)
+            .map(|leaf| {
+                // Positions spread geometrically (equal bins of their range
+                // hold ever fewer items); a few items are large.
+                let (x, y) = (3200.0 * 0.8f64.powf(60.0 * rng()), 3200.0 * 0.8f64.powf(60.0 * rng()));
+                let size = if leaf % 97 == 0 { 400.0 * rng() } else { rng() };
+                let z = 5000.0 * rng().powi(3);
+                BvhItem {
+                    lo: [x, y, z],
+                    hi: [x + size, y + size, (z + size).min(5000.0)],
+                    leaf,
+                }
+            })
+            .collect();
+        let lines = build_bvh(&mut items, &quant);
+        let all = qbox(&quant, [-400.0, -400.0, 0.0], [3600.0, 3600.0, 5000.0]);
+        let found = collect(&lines, &all).expect("walked within the stack");
+        assert_eq!(found.len(), items.len());
+        // Each line keeps at most (2/3)² of its items in any child: the
+        // depth in lines is at most log(n) / log(9/4), plus the leaf line.
+        fn depth(lines: &[BvhLine], at: usize) -> usize {
+            1 + lines[at]
+                .nodes
+                .iter()
+                .filter(|n| n.child.get() >= 0)
+                .map(|n| depth(lines, n.child.get() as usize))
+                .max()
+                .unwrap_or(0)
+        }
+        let bound = ((items.len() as f64).ln() / 2.25f64.ln()).ceil() as usize + 1;
+        let d = depth(&lines, 0);
+        assert!(d <= bound, "depth {d} > {bound}");
+        assert!(3 * d < BVH_STACK, "depth {d} needs more than the stack");
+    }
+
     proptest! {
         #![proptest_config(cases())]
 

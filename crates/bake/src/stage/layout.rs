@@ -1,10 +1,12 @@
 //! Stage 9, layout: a tile's pieces and blockers → its hot record and blob
 //! (4-ary quantised BVHs, piece records, blocker records).
 //!
-//! BVH: top-down, each line splits its items in four by sorting centroids
-//! along the longest axis twice (median splits); boxes rounded outward. A
-//! child line always comes after its parent, so a reader can bound any walk.
-//! Cost: `O(n log² n)` per tile.
+//! BVH: top-down, each line splits its items in four by two binned
+//! surface-area splits (each side keeps at least a third of the items, so
+//! the depth stays within the runtime's fixed stack; median splits where
+//! the centroids do not spread); boxes rounded outward. A child line always
+//! comes after its parent, so a reader can bound any walk. Cost:
+//! `O(n log n)` per tile.
 
 use crate::error::BakeError;
 use crate::stage::certificates::{CertPrim, certificates};
@@ -286,16 +288,16 @@ fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>
     let me = lines.len();
     lines.push(BvhLine { nodes: [EMPTY_NODE; 4] });
     // Up to four children (no allocation per node): single items, or the
-    // quarters of two median splits.
+    // quarters of two splits.
     let mut groups: [&mut [BvhItem]; 4] = [&mut [], &mut [], &mut [], &mut []];
     if items.len() <= 4 {
         for (slot, one) in groups.iter_mut().zip(items.chunks_mut(1)) {
             *slot = one;
         }
     } else {
-        let (a, b) = split_half(items);
-        let (a1, a2) = split_half(a);
-        let (b1, b2) = split_half(b);
+        let (a, b) = split_sah(items);
+        let (a1, a2) = split_sah(a);
+        let (b1, b2) = split_sah(b);
         groups = [a1, a2, b1, b2];
     }
     let mut nodes = [EMPTY_NODE; 4];
@@ -332,6 +334,94 @@ fn bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
         }
     }
     (lo, hi)
+}
+
+/// Bins per axis of the surface-area split.
+const SAH_BINS: usize = 16;
+
+/// Splits where the two halves' box surface areas weighted by their item
+/// counts add up least (binned by centroid along each axis), keeping at
+/// least a third of the items on each side (the runtime's traversal stack
+/// bounds the depth); else as [`split_half`]. Deterministic: bins and ties
+/// are decided by position alone, and items move by a fixed rule.
+fn split_sah(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
+    type Aabb = ([f64; 3], [f64; 3]);
+    let n = items.len();
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for it in items.iter() {
+        for k in 0..3 {
+            let c = it.lo[k] + it.hi[k];
+            lo[k] = lo[k].min(c);
+            hi[k] = hi[k].max(c);
+        }
+    }
+    // Bins per unit of doubled centroid, per axis (0 for a flat axis).
+    let scale = [0, 1, 2].map(|k| {
+        let ext = hi[k] - lo[k];
+        if ext > 0.0 { SAH_BINS as f64 / ext } else { 0.0 }
+    });
+    let bin = |it: &BvhItem, k: usize| (((it.lo[k] + it.hi[k] - lo[k]) * scale[k]) as usize).min(SAH_BINS - 1);
+    let area = |(l, h): Aabb| {
+        let d = [0, 1, 2].map(|k| (h[k] - l[k]).max(0.0));
+        d[0] * d[1] + d[1] * d[2] + d[2] * d[0]
+    };
+    let join = |a: &mut Aabb, l: &[f64; 3], h: &[f64; 3]| {
+        for k in 0..3 {
+            a.0[k] = a.0[k].min(l[k]);
+            a.1[k] = a.1[k].max(h[k]);
+        }
+    };
+    let empty: Aabb = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    // One pass over the items fills every axis's bins.
+    let mut count = [[0usize; SAH_BINS]; 3];
+    let mut boxes = [[empty; SAH_BINS]; 3];
+    for it in items.iter() {
+        for k in 0..3 {
+            let b = bin(it, k);
+            count[k][b] += 1;
+            join(&mut boxes[k][b], &it.lo, &it.hi);
+        }
+    }
+    // (cost, axis, last bin on the left)
+    let mut best: Option<(f64, usize, usize)> = None;
+    for k in 0..3 {
+        if scale[k] == 0.0 {
+            continue;
+        }
+        let mut right = [(0usize, empty); SAH_BINS];
+        let mut acc = (0, empty);
+        for b in (1..SAH_BINS).rev() {
+            acc.0 += count[k][b];
+            join(&mut acc.1, &boxes[k][b].0, &boxes[k][b].1);
+            right[b] = acc;
+        }
+        let mut left = (0, empty);
+        for b in 0..SAH_BINS - 1 {
+            left.0 += count[k][b];
+            join(&mut left.1, &boxes[k][b].0, &boxes[k][b].1);
+            let (nr, rbox) = right[b + 1];
+            if 3 * left.0 < n || 3 * nr < n {
+                continue;
+            }
+            let cost = area(left.1) * left.0 as f64 + area(rbox) * nr as f64;
+            if best.is_none_or(|(c, _, _)| cost < c) {
+                best = Some((cost, k, b));
+            }
+        }
+    }
+    let Some((_, k, b)) = best else {
+        return split_half(items);
+    };
+    // Left items first (in place; the order depends on the input alone).
+    let mut mid = 0;
+    for i in 0..n {
+        if bin(&items[i], k) <= b {
+            items.swap(i, mid);
+            mid += 1;
+        }
+    }
+    items.split_at_mut(mid)
 }
 
 /// Splits at the median centroid along the longest centroid axis (a
