@@ -542,17 +542,12 @@ mod tests {
         let wall = [[0.0, 0.0, 0.0], [100.0, 0.0, 0.0], [0.0, 0.0, 100.0]];
         assert!((vertical_segment_triangle_distance(10.0, 7.0, 10.0, 20.0, wall) - 7.0).abs() < 1e-12);
     }
-}
-
-#[cfg(test)]
-mod descent_tests {
-    use super::*;
 
     /// After a further descent `s` past its face contact, every point at
     /// which the sphere meets the plane lies within the bound of the face
-    /// contact point, even measured in the plane (XY is less): the meeting circle computed directly, on planes
-    /// of random tilt and direction. And on a flat plane the bound is
-    /// tight up to `s`.
+    /// contact point, even measured in the plane (XY is less): the meeting
+    /// circle computed directly, on planes of random tilt and direction.
+    /// And on a flat plane the bound is tight up to `s`.
     #[test]
     fn reach_after_descent_bounds_the_meeting_circle() {
         for i in 0..40 {

@@ -23,12 +23,24 @@ use crate::cache::QueryCache;
 use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
+use crate::tolerance::*;
+use walksurf_format::TILE_SIZE_CM;
 
 /// Pieces whose edges one capsule query defers until every face contact is
 /// known (more are looked at straight away).
 const MAX_LATER_PIECES: usize = 16;
-use crate::tolerance::*;
-use walksurf_format::TILE_SIZE_CM;
+
+/// A piece whose face contact missed it, its edges deferred.
+#[derive(Clone, Copy)]
+struct Later<'a> {
+    g: PieceGeom<'a>,
+    /// Its face contact time less its errors.
+    t0: f64,
+    /// The face contact point (XY).
+    p: [f64; 2],
+    /// Wholly below the bottom sphere's centre.
+    below: bool,
+}
 
 impl Surface {
     /// Finds the floor under an agent at `pos` (capsule centre, world cm),
@@ -303,9 +315,8 @@ impl Surface {
         // piece lies some way (XY) from the face contact point, so the
         // sphere must go on past the face contact before it touches any.
         // Their edges are looked at once every face contact is known, and
-        // most then go unread. `(piece, t0, face point)`: the face contact
-        // time less the piece's errors.
-        let mut later: [Option<(PieceGeom<'_>, f64, [f64; 2])>; MAX_LATER_PIECES] = [None; MAX_LATER_PIECES];
+        // most then go unread.
+        let mut later: [Option<Later<'_>>; MAX_LATER_PIECES] = [None; MAX_LATER_PIECES];
         let mut n_later = 0;
         // Whether no point of the piece can be touched before a contact
         // that certainly happens.
@@ -365,7 +376,7 @@ impl Surface {
                     if hits.bound() == f64::INFINITY
                         && let Some(slot) = later.get_mut(n_later)
                     {
-                        *slot = Some((g, t0, p));
+                        *slot = Some(Later { g, t0, p, below });
                         n_later += 1;
                         return true;
                     }
@@ -390,13 +401,10 @@ impl Surface {
             edges(&g, below, band, &mut hits);
             true
         }))?;
-        for &(g, t0, p) in later[..n_later].iter().flatten() {
-            if out_of_reach(&g, t0, p, hits.bound()) {
-                continue;
+        for &Later { g, t0, p, below } in later[..n_later].iter().flatten() {
+            if !out_of_reach(&g, t0, p, hits.bound()) {
+                edges(&g, below, g.xy_err + g.z_err + Z_MARGIN_CM, &mut hits);
             }
-            let band = g.xy_err + g.z_err + Z_MARGIN_CM;
-            let z_top = (0..g.n).map(|i| g.v(i)[2]).fold(f64::NEG_INFINITY, f64::max) + band;
-            edges(&g, z_top <= c[2], band, &mut hits);
         }
         // Blockers wholly below where the sphere is when a contact already
         // found happens (the test below) are skipped a whole subtree at a

@@ -336,6 +336,20 @@ fn bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
     (lo, hi)
 }
 
+/// The box of the items' doubled centroids (`lo + hi` per axis).
+fn centroid_bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for it in items {
+        for k in 0..3 {
+            let c = it.lo[k] + it.hi[k];
+            lo[k] = lo[k].min(c);
+            hi[k] = hi[k].max(c);
+        }
+    }
+    (lo, hi)
+}
+
 /// Bins per axis of the surface-area split.
 const SAH_BINS: usize = 16;
 
@@ -347,15 +361,7 @@ const SAH_BINS: usize = 16;
 fn split_sah(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     type Aabb = ([f64; 3], [f64; 3]);
     let n = items.len();
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for it in items.iter() {
-        for k in 0..3 {
-            let c = it.lo[k] + it.hi[k];
-            lo[k] = lo[k].min(c);
-            hi[k] = hi[k].max(c);
-        }
-    }
+    let (lo, hi) = centroid_bounds(items);
     // Bins per unit of doubled centroid, per axis (0 for a flat axis).
     let scale = [0, 1, 2].map(|k| {
         let ext = hi[k] - lo[k];
@@ -429,14 +435,7 @@ fn split_sah(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
 /// deterministic).
 fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     let centre = |it: &BvhItem, k: usize| it.lo[k] + it.hi[k];
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for it in items.iter() {
-        for k in 0..3 {
-            lo[k] = lo[k].min(centre(it, k));
-            hi[k] = hi[k].max(centre(it, k));
-        }
-    }
+    let (lo, hi) = centroid_bounds(items);
     let axis = (0..3)
         .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])))
         .unwrap_or(0);
