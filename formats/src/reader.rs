@@ -69,8 +69,10 @@ pub struct TileView<'a> {
     /// the tile has none. Bounds-checked at use: see [`TileView::certs_in_cell`].
     pub cert_index: CertIndexHeader,
     pub cert_offsets: &'a [U32],
-    pub certs: &'a [Cert],
-    pub cert_walls: &'a [CertWall],
+    /// The bytes after the offsets: the records, then the walls. Split only
+    /// at use, so that a query reads the offsets of its own cell and not
+    /// also the last one (a second cache miss on a cold tile).
+    cert_records: &'a [u8],
     /// The patch table (precision blocks and headroom state), indexed by
     /// [`PieceHeader::patch`]; empty when the tile has none or it does not
     /// fit the blob.
@@ -310,8 +312,8 @@ impl<'a> FileView<'a> {
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
         let (blob, patches) = patch_table(hot, blob, layout.len());
-        let (cert_index, cert_offsets, certs, cert_walls) =
-            cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[], &[]));
+        let (cert_index, cert_offsets, cert_records) =
+            cert_index(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[]));
         Some(TileView {
             hot,
             piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
@@ -320,8 +322,7 @@ impl<'a> FileView<'a> {
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
             cert_index,
             cert_offsets,
-            certs,
-            cert_walls,
+            cert_records,
             patches,
         })
     }
@@ -375,6 +376,14 @@ pub fn cert_region<'a>(
     blob: &'a [u8],
     regions_end: usize,
 ) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert], &'a [CertWall])> {
+    let (index, offsets, rest) = cert_index(hot, blob, regions_end)?;
+    let (certs, walls) = split_cert_records(offsets, rest)?;
+    Some((index, offsets, certs, walls))
+}
+
+/// The certificate region's index header, its offsets and the bytes after
+/// them (records, then walls), reading nothing beyond the header.
+fn cert_index<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> Option<(CertIndexHeader, &'a [U32], &'a [u8])> {
     if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
         return None;
     }
@@ -385,11 +394,17 @@ pub fn cert_region<'a>(
         return None;
     }
     let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, w * h + 1).ok()?;
+    Some((index, offsets, rest))
+}
+
+/// Splits the bytes after the offsets into the records (as many as the
+/// last offset says) and the walls.
+fn split_cert_records<'a>(offsets: &[U32], rest: &'a [u8]) -> Option<(&'a [Cert], &'a [CertWall])> {
     let n = offsets.last()?.get() as usize;
     let (certs, rest) = <[Cert]>::ref_from_prefix_with_elems(rest, n).ok()?;
     let walls = rest.len() / size_of::<CertWall>();
     let walls = <[CertWall]>::ref_from_bytes(rest.get(..walls * size_of::<CertWall>())?).ok()?;
-    Some((index, offsets, certs, walls))
+    Some((certs, walls))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
@@ -449,10 +464,22 @@ impl<'a> TileView<'a> {
         }
         let k = (j - y0) * w + (i - x0);
         let at = |k: usize| self.cert_offsets.get(k).map(|o| o.get() as usize);
+        let records = |a: usize, b: usize| {
+            let bytes = self
+                .cert_records
+                .get(a.checked_mul(size_of::<Cert>())?..b.checked_mul(size_of::<Cert>())?)?;
+            <[Cert]>::ref_from_bytes(bytes).ok()
+        };
         match (at(k), at(k + 1)) {
-            (Some(a), Some(b)) => self.certs.get(a..b).unwrap_or(&[]),
+            (Some(a), Some(b)) => records(a, b).unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// All the tile's certificates (empty when there are none or the
+    /// region is corrupt).
+    pub fn certs(&self) -> &'a [Cert] {
+        split_cert_records(self.cert_offsets, self.cert_records).map_or(&[], |(certs, _)| certs)
     }
 
     /// The walls a certificate lists; `None` if its range is corrupt (the
@@ -461,7 +488,8 @@ impl<'a> TileView<'a> {
     pub fn cert_walls_of(&self, cert: &Cert) -> Option<&'a [CertWall]> {
         let w = cert.walls.get() as usize;
         let (start, count) = (w & 0xFFFF, w >> 16);
-        self.cert_walls.get(start..start + count)
+        let (_, walls) = split_cert_records(self.cert_offsets, self.cert_records)?;
+        walls.get(start..start + count)
     }
 
     /// The tile origin in world cm.

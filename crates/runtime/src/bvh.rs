@@ -4,7 +4,7 @@ use crate::tolerance::BVH_STACK;
 use walksurf_format::{BVH_EMPTY, BvhLine};
 
 /// A query box in the BVH's `u16` space (inclusive).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct QBox {
     pub min: [u16; 3],
     pub max: [u16; 3],
@@ -40,6 +40,22 @@ fn ceil_u16(v: f64) -> u16 {
     if t < u16::MAX && (t as f64) < v { t + 1 } else { t }
 }
 
+/// Lines in the top three levels of a 4-ary tree (1 + 4 + 16): the first
+/// lines of a tree the bake writes breadth first.
+pub(crate) const TOP_LINES: usize = 21;
+
+/// Starts loading a tree's top levels ([`TOP_LINES`]) without waiting for
+/// them, so that a cache-cold walk finds them on its way down instead of
+/// missing once per level.
+#[inline]
+pub(crate) fn touch_top(lines: &[BvhLine]) {
+    let mut sink = 0;
+    for line in lines.iter().take(TOP_LINES) {
+        sink ^= line.nodes[0].child.get();
+    }
+    std::hint::black_box(sink);
+}
+
 /// Why a traversal stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Walk {
@@ -48,12 +64,20 @@ pub(crate) enum Walk {
 }
 
 /// Calls `leaf(item)` for every leaf whose box overlaps `q`. The visitor
-/// returns `false` to stop. Child lines must come after their parent (the
-/// bake guarantees it) and no line is visited twice, which bounds any walk
-/// over a corrupt file.
+/// returns `false` to stop. Before a line's nodes are visited, `touch(item)`
+/// starts loading each overlapping leaf's record (and the walk each
+/// overlapping child line), so that a cache-cold walk waits once per level,
+/// not once per node; `touch` returns something read from the record.
+/// Child lines must come after their parent (the bake guarantees it) and no
+/// line is visited twice, which bounds any walk over a corrupt file.
 #[inline]
-pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bool) -> Result<(), Walk> {
-    visit_narrowing(lines, *q, |item, _| leaf(item))
+pub(crate) fn visit(
+    lines: &[BvhLine],
+    q: &QBox,
+    touch: impl Fn(u32) -> u32,
+    mut leaf: impl FnMut(u32) -> bool,
+) -> Result<(), Walk> {
+    visit_narrowing(lines, *q, touch, |item, _| leaf(item))
 }
 
 /// [`visit`] with a box the visitor may shrink as it goes (a query that has
@@ -62,6 +86,7 @@ pub(crate) fn visit(lines: &[BvhLine], q: &QBox, mut leaf: impl FnMut(u32) -> bo
 pub(crate) fn visit_narrowing(
     lines: &[BvhLine],
     mut q: QBox,
+    touch: impl Fn(u32) -> u32,
     mut leaf: impl FnMut(u32, &mut QBox) -> bool,
 ) -> Result<(), Walk> {
     if lines.is_empty() {
@@ -81,22 +106,47 @@ pub(crate) fn visit_narrowing(
         let Some(line) = lines.get(at as usize) else {
             return Err(Walk::Corrupt);
         };
-        for node in &line.nodes {
-            let child = node.child.get();
+        // Which nodes the box overlaps, then start loading what they lead
+        // to (a cold walk then waits once per level, not once per node),
+        // then visit them in order.
+        let overlaps = |node: &walksurf_format::BvhNode, q: &QBox| {
             // (Non-short-circuit `&`: no branch per axis to mispredict.)
-            let overlaps = (node.min[0].get() <= q.max[0])
+            (node.min[0].get() <= q.max[0])
                 & (node.max[0].get() >= q.min[0])
                 & (node.min[1].get() <= q.max[1])
                 & (node.max[1].get() >= q.min[1])
                 & (node.min[2].get() <= q.max[2])
-                & (node.max[2].get() >= q.min[2]);
-            if !overlaps || child == BVH_EMPTY {
+                & (node.max[2].get() >= q.min[2])
+                & (node.child.get() != BVH_EMPTY)
+        };
+        let mut hit = [false; 4];
+        for (h, node) in hit.iter_mut().zip(&line.nodes) {
+            *h = overlaps(node, &q);
+        }
+        let mut sink = 0;
+        for (&h, node) in hit.iter().zip(&line.nodes) {
+            let child = node.child.get();
+            if h {
+                sink ^= if child >= 0 {
+                    lines.get(child as usize).map_or(0, |l| l.nodes[0].child.get() as u32)
+                } else {
+                    touch(!child as u32)
+                };
+            }
+        }
+        std::hint::black_box(sink);
+        let mut narrowed = false;
+        for (&h, node) in hit.iter().zip(&line.nodes) {
+            if !h || (narrowed && !overlaps(node, &q)) {
                 continue;
             }
+            let child = node.child.get();
             if child < 0 {
+                let before = q;
                 if !leaf(!child as u32, &mut q) {
                     return Ok(());
                 }
+                narrowed |= q != before;
             } else {
                 if child as u32 <= at {
                     return Err(Walk::Corrupt);
@@ -205,10 +255,15 @@ mod tests {
 
     fn collect(lines: &[BvhLine], q: &QBox) -> Result<Vec<u32>, Walk> {
         let mut found = Vec::new();
-        visit(lines, q, |leaf| {
-            found.push(leaf);
-            true
-        })?;
+        visit(
+            lines,
+            q,
+            |_| 0,
+            |leaf| {
+                found.push(leaf);
+                true
+            },
+        )?;
         Ok(found)
     }
 
@@ -220,17 +275,55 @@ mod tests {
         }
     }
 
+    /// A tile quantisation fine enough for 5000 cm of z.
+    const FINE_Z: TileQuant = TileQuant {
+        z_origin_cm: 0.0,
+        z_quant_cm: 0.125,
+    };
+
+    /// Uniform in [0, 1), seeded.
+    fn unit_rng(mut seed: u64) -> impl FnMut() -> f64 {
+        move || 0.5 * (crate::testing::rng(&mut seed) + 1.0)
+    }
+
+    /// The bake writes a tree's lines breadth first: levels never decrease
+    /// along the lines, so [`TOP_LINES`] covers the top three levels that
+    /// [`touch_top`] loads ahead.
+    #[test]
+    fn lines_are_written_breadth_first() {
+        let (mut rng, quant) = (unit_rng(5), FINE_Z);
+        let mut items: Vec<BvhItem> = (0..3000u32)
+            .map(|leaf| {
+                let (x, y, z) = (3200.0 * rng(), 3200.0 * rng(), 900.0 * rng());
+                BvhItem {
+                    lo: [x, y, z],
+                    hi: [x + 50.0 * rng(), y + 50.0 * rng(), z + 10.0 * rng()],
+                    leaf,
+                }
+            })
+            .collect();
+        let lines = build_bvh(&mut items, &quant);
+        let mut level = vec![usize::MAX; lines.len()];
+        level[0] = 0;
+        for at in 0..lines.len() {
+            assert_ne!(level[at], usize::MAX, "line {at} comes before its parent");
+            for n in &lines[at].nodes {
+                if n.child.get() >= 0 {
+                    level[n.child.get() as usize] = level[at] + 1;
+                }
+            }
+        }
+        assert!(level.windows(2).all(|w| w[0] <= w[1]), "not breadth first");
+        assert_eq!(level.iter().filter(|&&l| l <= 2).count(), TOP_LINES);
+        assert_eq!(level[TOP_LINES], 3);
+    }
+
     /// A tree of many items, skewed in size and position (the surface-area
     /// split would peel off the far ones a few at a time), is walked whole
     /// within the fixed stack: the split keeps its depth bounded.
     #[test]
     fn a_large_skewed_tree_fits_the_stack() {
-        let mut seed = 11;
-        let mut rng = || 0.5 * (crate::testing::rng(&mut seed) + 1.0);
-        let quant = TileQuant {
-            z_origin_cm: 0.0,
-            z_quant_cm: 0.125,
-        };
+        let (mut rng, quant) = (unit_rng(11), FINE_Z);
         let mut items: Vec<BvhItem> = (0..100_000u32)
             .map(|leaf| {
                 // Positions spread geometrically (equal bins of their range
@@ -352,10 +445,15 @@ mod tests {
         assert_eq!(collect(&[], &EVERYTHING), Ok(Vec::new()));
 
         let mut calls = 0;
-        let walk = visit(&lines, &EVERYTHING, |_| {
-            calls += 1;
-            calls < 2
-        });
+        let walk = visit(
+            &lines,
+            &EVERYTHING,
+            |_| 0,
+            |_| {
+                calls += 1;
+                calls < 2
+            },
+        );
         assert_eq!((walk, calls), (Ok(()), 2));
 
         // A box that overlaps nothing (every node spans all of u16 space but
@@ -404,14 +502,24 @@ mod tests {
     /// (3 more entries per level) does.
     #[test]
     fn dag_is_corrupt_and_stops_quickly() {
+        // The walk's outcome and the leaves it visited.
+        fn walk_counting(lines: &[BvhLine]) -> (Result<(), Walk>, usize) {
+            let mut leaves = 0usize;
+            let walk = visit(
+                lines,
+                &EVERYTHING,
+                |_| 0,
+                |_| {
+                    leaves += 1;
+                    true
+                },
+            );
+            (walk, leaves)
+        }
         let n = 16;
         let mut lines: Vec<BvhLine> = (1..n as i32).map(|next| line([next; 4])).collect();
         lines.push(line([!0, !1, !2, !3]));
-        let mut leaves = 0usize;
-        let walk = visit(&lines, &EVERYTHING, |_| {
-            leaves += 1;
-            true
-        });
+        let (walk, leaves) = walk_counting(&lines);
         assert_eq!(walk, Err(Walk::Corrupt));
         assert!(leaves <= 4 * n, "{leaves} leaves visited");
 
@@ -420,11 +528,7 @@ mod tests {
         let n = 1000;
         let mut lines: Vec<BvhLine> = (1..n as i32).map(|next| line([next; 4])).collect();
         lines.push(line([!0, !1, !2, !3]));
-        let mut leaves = 0usize;
-        let walk = visit(&lines, &EVERYTHING, |_| {
-            leaves += 1;
-            true
-        });
+        let (walk, leaves) = walk_counting(&lines);
         assert!(walk.is_err(), "{walk:?}");
         assert!(leaves <= 4 * n);
 

@@ -18,7 +18,7 @@
 //!   are read only if that can come before a contact already certain.
 
 use crate::Surface;
-use crate::bvh::{QBox, floor_u16, visit, visit_narrowing};
+use crate::bvh::{QBox, floor_u16, touch_top};
 use crate::cache::QueryCache;
 use crate::contact::*;
 use crate::query::*;
@@ -116,6 +116,8 @@ impl Surface {
             return Ok(None);
         };
         let tile = view.tile(hot).ok_or(FallbackReason::MissingData)?;
+        touch_top(tile.piece_bvh);
+        touch_top(tile.blocker_bvh);
         Ok(Some(Frame {
             origin: tile.origin_cm(),
             quant: tile.quant(),
@@ -165,7 +167,7 @@ impl Surface {
         let q = f.query_box([x, y, lo - 1.0], [x, y, top + 1.0]);
         let mut hits = Hits::new();
         let mut failed = None;
-        walk_result(visit(f.tile.piece_bvh, &q, |word| {
+        walk_result(f.visit_pieces(&q, |word| {
             let g = match f.piece_geom(word) {
                 Ok(g) => g,
                 Err(e) => {
@@ -186,7 +188,7 @@ impl Surface {
             }
             true
         }))?;
-        walk_result(visit(f.tile.blocker_bvh, &q, |i| {
+        walk_result(f.visit_blockers(q, |i, _| {
             let Some(b) = f.tile.blockers.get(i as usize) else {
                 failed = Some(FallbackReason::MissingData);
                 return false;
@@ -332,7 +334,7 @@ impl Surface {
             let slope = g.a.abs() + g.b.abs(); // ≥ |∇z|
             g.outside_by(p[0], p[1], reach_after_descent(slack, r + e, slope) + e)
         };
-        walk_result(visit(f.tile.piece_bvh, &q, |word| {
+        walk_result(f.visit_pieces(&q, |word| {
             let g = match f.piece_geom(word) {
                 Ok(g) => g,
                 Err(e) => {
@@ -415,7 +417,7 @@ impl Surface {
         };
         let mut q = q;
         narrow(&mut q, hits.bound());
-        walk_result(visit_narrowing(f.tile.blocker_bvh, q, |i, q| {
+        walk_result(f.visit_blockers(q, |i, q| {
             let Some(b) = f.tile.blockers.get(i as usize) else {
                 failed = Some(FallbackReason::MissingData);
                 return false;

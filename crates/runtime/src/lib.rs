@@ -244,10 +244,11 @@ impl Surface {
 }
 
 impl Surface {
-    /// Touches the hot record and the first BVH lines of every tile within
-    /// `radius_cm` of `center`, so that the queries an agent is about to make
-    /// find them in cache (turns serial misses into parallel loads). Returns
-    /// the number of tiles touched.
+    /// Touches the hot record, the certificate index and the top three
+    /// levels of both BVHs of every tile within `radius_cm` of `center`, so
+    /// that the queries an agent is about to make find them in cache (turns
+    /// serial misses into parallel loads). Returns the number of tiles
+    /// touched.
     pub fn warmup(&self, center: [f64; 3], radius_cm: f64) -> usize {
         let Some(view) = self.view() else { return 0 };
         if !(center.iter().all(|v| v.is_finite()) && radius_cm.is_finite() && radius_cm >= 0.0) {
@@ -264,27 +265,19 @@ impl Surface {
             ((center[1] + r) / t).floor() as i32,
         );
         let mut touched = 0;
-        let mut sink = 0u64;
         for ty in y0..=y1 {
             for tx in x0..=x1 {
                 let Some(tile) = view.tile_hot(tx, ty).and_then(|h| view.tile(h)) else {
                     continue;
                 };
                 touched += 1;
-                for lines in [tile.piece_bvh, tile.blocker_bvh] {
-                    for line in lines.iter().take(WARMUP_LINES) {
-                        sink = sink.wrapping_add(line.nodes[0].child.get() as u64);
-                    }
-                }
+                crate::bvh::touch_top(tile.piece_bvh);
+                crate::bvh::touch_top(tile.blocker_bvh);
             }
         }
-        std::hint::black_box(sink);
         touched
     }
 }
-
-/// BVH lines per tree that `warmup` touches (the top levels of a 4-ary tree).
-const WARMUP_LINES: usize = 21;
 
 #[cfg(feature = "mmap")]
 #[allow(unsafe_code)]

@@ -19,7 +19,7 @@
 //! the shared levels); on a file whose slots disagree with their patch
 //! records they differ, and Reference is the one to believe.
 
-use crate::bvh::{Walk, visit};
+use crate::bvh::Walk;
 use crate::query::FallbackReason;
 use crate::tile_geom::Frame;
 use crate::tolerance::EDGE_BAND_CM;
@@ -92,7 +92,7 @@ pub(crate) fn cert_z_err_reference(
     let plane = [cert.a.get().to_bits(), cert.b.get().to_bits(), cert.k.get().to_bits()];
     let mut bound: Option<f64> = None;
     let mut failed = None;
-    let walk = visit(f.tile.piece_bvh, &q, |word| {
+    let walk = f.visit_pieces(&q, |word| {
         let Some((header, verts)) = f.tile.piece(word) else {
             failed = Some(FallbackReason::MissingData);
             return false;

@@ -43,7 +43,6 @@
 //! plane rejection before any exact test.
 
 use crate::Surface;
-use crate::bvh::visit;
 use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
@@ -850,7 +849,7 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
     );
     let world = add(c, f.origin);
     let mut failed = None;
-    walk_result(visit(f.tile.piece_bvh, &qbox, |word| {
+    walk_result(f.visit_pieces(&qbox, |word| {
         let Some((header, verts)) = f.tile.piece(word) else {
             failed = Some(FallbackReason::MissingData);
             return false;
@@ -881,7 +880,7 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
         }
         ok
     }))?;
-    walk_result(visit(f.tile.blocker_bvh, &qbox, |i| {
+    walk_result(f.visit_blockers(qbox, |i, _| {
         match f.tile.blockers.get(i as usize) {
             Some(b) => {
                 let p = Poly::blocker(load_blocker(b), c);

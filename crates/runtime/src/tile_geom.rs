@@ -2,7 +2,7 @@
 //! geometry, and the candidate-contact bookkeeping that turns error bounds
 //! into "answer" or "fall back".
 
-use crate::bvh::{QBox, Walk};
+use crate::bvh::{QBox, Walk, visit, visit_narrowing};
 use crate::contact::*;
 use crate::precision::{PrecisionPath, cert_z_err_reference, piece_z_err_reference};
 use crate::query::FallbackReason;
@@ -56,6 +56,20 @@ impl<'a> Frame<'a> {
         let n = CERT_CELLS as f64;
         let (i, j) = (x / CERT_CELL_CM, y / CERT_CELL_CM);
         (i >= 0.0 && j >= 0.0 && i < n && j < n).then_some((i as usize, j as usize))
+    }
+
+    /// Walks the piece BVH ([`visit`]) with the pieces' words.
+    #[inline]
+    pub fn visit_pieces(&self, q: &QBox, leaf: impl FnMut(u32) -> bool) -> Result<(), Walk> {
+        let touch = |word: u32| self.tile.pieces.get(word as usize * 4).map_or(0, |&b| b as u32);
+        visit(self.tile.piece_bvh, q, touch, leaf)
+    }
+
+    /// Walks the blocker BVH ([`visit_narrowing`]) with the blockers' indices.
+    #[inline]
+    pub fn visit_blockers(&self, q: QBox, leaf: impl FnMut(u32, &mut QBox) -> bool) -> Result<(), Walk> {
+        let touch = |i: u32| self.tile.blockers.get(i as usize).map_or(0, |b| b.flags.get());
+        visit_narrowing(self.tile.blocker_bvh, q, touch, leaf)
     }
 
     /// A piece read in place, with its z error bound from this query's

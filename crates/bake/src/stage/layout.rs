@@ -4,9 +4,10 @@
 //! BVH: top-down, each line splits its items in four by two binned
 //! surface-area splits (each side keeps at least a third of the items, so
 //! the depth stays within the runtime's fixed stack; median splits where
-//! the centroids do not spread); boxes rounded outward. A child line always
-//! comes after its parent, so a reader can bound any walk. Cost:
-//! `O(n log n)` per tile.
+//! the centroids do not spread); boxes rounded outward. Lines are written
+//! breadth first: a child line always comes after its parent (so a reader
+//! can bound any walk) and the top levels are the first lines (so a reader
+//! can load them together). Cost: `O(n log n)` per tile.
 
 use crate::error::BakeError;
 use crate::stage::certificates::{CertPrim, certificates};
@@ -272,8 +273,17 @@ pub fn in_own_square(vertices: &[[i32; 2]]) -> bool {
 /// Builds a 4-ary BVH; line 0 is the root. Empty input → no lines.
 pub fn build_bvh(items: &mut [BvhItem], quant: &TileQuant) -> Vec<BvhLine> {
     let mut lines = Vec::new();
-    if !items.is_empty() {
-        build_line(items, quant, &mut lines);
+    if items.is_empty() {
+        return lines;
+    }
+    // Breadth first: a line's index is its place in a FIFO of the lines
+    // still to fill, so the top levels are the first lines (one cold
+    // query can ask for them all at once) and every child comes after its
+    // parent.
+    let mut todo = std::collections::VecDeque::from([items]);
+    while let Some(items) = todo.pop_front() {
+        let line = build_line(items, quant, lines.len() + 1 + todo.len(), &mut todo);
+        lines.push(line);
     }
     lines
 }
@@ -284,9 +294,14 @@ const EMPTY_NODE: BvhNode = BvhNode {
     child: zerocopy::little_endian::I32::new(BVH_EMPTY),
 };
 
-fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>) -> usize {
-    let me = lines.len();
-    lines.push(BvhLine { nodes: [EMPTY_NODE; 4] });
+/// The line over `items`: each inner child gets the next free line index,
+/// from `next`, and its items go to the back of `todo`.
+fn build_line<'a>(
+    items: &'a mut [BvhItem],
+    quant: &TileQuant,
+    mut next: usize,
+    todo: &mut std::collections::VecDeque<&'a mut [BvhItem]>,
+) -> BvhLine {
     // Up to four children (no allocation per node): single items, or the
     // quarters of two splits.
     let mut groups: [&mut [BvhItem]; 4] = [&mut [], &mut [], &mut [], &mut []];
@@ -312,7 +327,9 @@ fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>
         let child = if group.len() == 1 {
             !(group[0].leaf as i32)
         } else {
-            build_line(group, quant, lines) as i32
+            todo.push_back(group);
+            next += 1;
+            (next - 1) as i32
         };
         nodes[slot] = BvhNode {
             min: [x0.into(), y0.into(), z0.into()],
@@ -320,8 +337,7 @@ fn build_line(items: &mut [BvhItem], quant: &TileQuant, lines: &mut Vec<BvhLine>
             child: child.into(),
         };
     }
-    lines[me].nodes = nodes;
-    me
+    BvhLine { nodes }
 }
 
 fn bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
