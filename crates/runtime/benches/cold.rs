@@ -87,6 +87,11 @@ const QUICK_WARM_PASSES: usize = 5;
 const QUICK_WARM_PASS_TIME: Duration = Duration::from_millis(150);
 const COLD_PASSES: usize = 5;
 const QUICK_COLD_PASSES: usize = 3;
+/// The memory-latency probe: a random cycle through this many bytes (about
+/// the level's size), and how many of its dependent loads are timed.
+const CHASE_BYTES: usize = 256 << 20;
+const CHASE_LOADS: usize = 2_000_000;
+
 /// `Surface::open` timings: at least this many, for at least this long.
 const OPENS: usize = 200;
 const OPEN_TIME: Duration = Duration::from_millis(500);
@@ -599,6 +604,36 @@ fn measure(lv: &Level, b: &Batch, kind: Kind, truth: &[Answer], quick: bool) -> 
     }
 }
 
+/// This machine's latency of one dependent load from a random cache line
+/// of [`CHASE_BYTES`] (page walk included), in ns: the unit a cold query
+/// pays per serial miss. A random cyclic permutation of the lines
+/// (Sattolo), each holding the index of the next; the best of three
+/// chases.
+fn load_latency_ns() -> f64 {
+    let lines = CHASE_BYTES / 64;
+    let mut next: Vec<u32> = (0..lines as u32).collect();
+    let mut rng = Rng::new(COLD_SEED ^ 2);
+    for i in (1..lines).rev() {
+        next.swap(i, rng.below(i));
+    }
+    let mut mem = vec![[0u64; 8]; lines];
+    for (line, &n) in mem.iter_mut().zip(&next) {
+        line[0] = u64::from(n);
+    }
+    drop(next);
+    (0..3)
+        .map(|_| {
+            let mut at = 0usize;
+            let t = Instant::now();
+            for _ in 0..CHASE_LOADS {
+                at = mem[at][0] as usize;
+            }
+            black_box(at);
+            t.elapsed().as_nanos() as f64 / CHASE_LOADS as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn summary(lv: &Level, batches: &[Batch], quick: bool) {
     let open = time_open(&lv.path);
     let mib = |b: usize| b as f64 / f64::from(1 << 20);
@@ -716,6 +751,25 @@ fn summary(lv: &Level, batches: &[Batch], quick: bool) {
         .iter()
         .find(|r| r.batch == "cold" && r.kind == Kind::CapsuleFloor)
         .map_or(f64::NAN, |r| r.walksurf_ns);
+    let latency = load_latency_ns();
+    println!();
+    println!(
+        "Memory latency in this run: one dependent load from a random line of {} MiB takes {latency:.0} ns; a cold query's time in those units:",
+        CHASE_BYTES >> 20
+    );
+    println!();
+    println!("| query | cold walksurf | in dependent loads | cold parry3d f32 | in dependent loads |");
+    println!("|---|--:|--:|--:|--:|");
+    for r in rows.iter().filter(|r| r.batch == "cold") {
+        println!(
+            "| {} | {:.0} ns | {:.1} | {:.0} ns | {:.1} |",
+            r.kind.name(),
+            r.walksurf_ns,
+            r.walksurf_ns / latency,
+            r.parry_ns,
+            r.parry_ns / latency
+        );
+    }
     println!();
     println!(
         "Issue 7 targets: cold capsule find_floor ≤ 1 µs: {:.0} ns, {}; open in microseconds reading no tile data: {:.1} µs, {}.",
