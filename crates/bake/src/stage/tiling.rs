@@ -40,9 +40,8 @@ pub struct Piece {
     /// Bound on |plane z − true surface z| over the piece (the group's fit
     /// residual). [Units: cm]
     pub plane_err_cm: f64,
-    /// Bit i: edge i → i+1 lies wholly along edges, reversed, of other
-    /// pieces of the same flat group: the group's surface goes on across it
-    /// (set by the contour stage; queries rely on it).
+    /// Bit i: edge i → i+1 continues into more walkable surface of the same
+    /// patch (a shared edge or a tile cut).
     pub interior_edges: u32,
     /// Some vertex is a rounded crossing of the headroom cut with an edge.
     pub cut_crossings: bool,
@@ -226,7 +225,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 23;
+pub const TILE_PIPELINE_VERSION: u32 = 22;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
