@@ -69,9 +69,8 @@ pub struct TileView<'a> {
     /// the tile has none. Bounds-checked at use: see [`TileView::certs_in_cell`].
     pub cert_index: CertIndexHeader,
     pub cert_offsets: &'a [U32],
-    /// The bytes after the offsets: the records, then the walls. Split only
-    /// at use, so that a query reads the offsets of its own cell and not
-    /// also the last one (a second cache miss on a cold tile).
+    /// The bytes after the offsets: the records, then the walls (split at
+    /// use, by the last offset).
     cert_records: &'a [u8],
     /// The patch table (precision blocks and headroom state), indexed by
     /// [`PieceHeader::patch`]; empty when the tile has none or it does not
@@ -470,8 +469,10 @@ impl<'a> TileView<'a> {
                 .get(a.checked_mul(size_of::<Cert>())?..b.checked_mul(size_of::<Cert>())?)?;
             <[Cert]>::ref_from_bytes(bytes).ok()
         };
+        // (A range past the record count would read walls as records.)
+        let count = self.cert_offsets.last().map_or(0, |o| o.get() as usize);
         match (at(k), at(k + 1)) {
-            (Some(a), Some(b)) => records(a, b).unwrap_or(&[]),
+            (Some(a), Some(b)) if b <= count => records(a, b).unwrap_or(&[]),
             _ => &[],
         }
     }
