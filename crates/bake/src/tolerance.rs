@@ -22,3 +22,12 @@ pub const HEADROOM_TOUCH_CM: f64 = 1.0;
 /// piece, not over it (quantisation of the piece's vertices is far less).
 /// [Units: cm]
 pub const HEADROOM_EDGE_CM: f64 = 0.01;
+/// Seams: two boundary edges of one flat group (each used by one of its
+/// triangles only) lying within this of each other's line (XY) meet at a
+/// seam, a T-junction or vertices that were not welded. [Units: cm]
+pub const SEAM_NEAR_CM: f64 = 0.01;
+/// A seam whose two sides stay within this of each other (3-D) is
+/// continuous: a step this small tilts a 0.2 cm sphere's contact normal by
+/// under 1e-3 (√(2·h/r)). Beyond it the true surface may step or open
+/// there. [Units: cm]
+pub const SEAM_CONTINUOUS_CM: f64 = 1e-7;

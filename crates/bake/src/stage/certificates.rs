@@ -6,7 +6,10 @@
 //! agent radius (plus the edge band) is covered by pieces carrying exactly
 //! that stored plane (the pieces of one flat group), and every other
 //! primitive whose footprint meets the grown cell lies wholly above the
-//! plane: `clear_z` is the lowest of them. Then a capsule
+//! plane: `clear_z` is the lowest of them. The layout stage adds the
+//! group's seams ([`rough_seams`](crate::stage::coplanar_merge::rough_seams))
+//! as such primitives: where the group is not one surface, no certificate
+//! answers within reach (a thin seam is listed like a wall). Then a capsule
 //! (or a vertical line) inside the cell that stays below `clear_z` can touch
 //! only P's plane, and the runtime answers with one plane evaluation.
 //! Certificates use the stored (`f32`) plane and its stored error bound, so

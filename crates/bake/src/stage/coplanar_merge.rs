@@ -156,6 +156,121 @@ fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
     groups
 }
 
+/// Where a flat group's triangles meet without sharing their edge (a
+/// T-junction, or vertices that were not welded) and the two sides part by
+/// more than [`SEAM_CONTINUOUS_CM`](crate::tolerance::SEAM_CONTINUOUS_CM):
+/// the four ends (world cm) of each such overlap of two boundary edges.
+/// The pieces treat the group as one surface; there it is not.
+///
+/// Boundary edges (used by one triangle of the group) are bucketed by a
+/// coarse XY grid; each pair in a bucket that lies along one line (within
+/// [`SEAM_NEAR_CM`](crate::tolerance::SEAM_NEAR_CM)) and overlaps is
+/// compared at the ends of its overlap, where a distance between two
+/// segments along one line is largest.
+pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4]> {
+    use crate::tolerance::{SEAM_CONTINUOUS_CM, SEAM_NEAR_CM};
+    // Boundary edges: sorted (min index, max index), used once.
+    let mut edges: Vec<(u32, u32)> = patch
+        .triangles
+        .iter()
+        .flat_map(|&pos| {
+            let t = mesh.triangles[tris[pos as usize] as usize];
+            (0..3).map(move |k| (t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])))
+        })
+        .collect();
+    edges.sort_unstable();
+    let mut boundary: Vec<[[f64; 3]; 2]> = Vec::new();
+    let mut i = 0;
+    while i < edges.len() {
+        let mut j = i + 1;
+        while j < edges.len() && edges[j] == edges[i] {
+            j += 1;
+        }
+        if j - i == 1 {
+            let (a, b) = edges[i];
+            boundary.push([mesh.vertices[a as usize], mesh.vertices[b as usize]]);
+        }
+        i = j;
+    }
+    if boundary.len() < 2 {
+        return Vec::new();
+    }
+    // Buckets of a coarse grid over the edges' boxes.
+    const CELL_CM: f64 = 200.0;
+    let cell = |v: f64| (v / CELL_CM).floor() as i64;
+    let mut cells: Vec<((i64, i64), u32)> = Vec::new();
+    for (e, [a, b]) in boundary.iter().enumerate() {
+        let (x0, x1) = (cell(a[0].min(b[0]) - SEAM_NEAR_CM), cell(a[0].max(b[0]) + SEAM_NEAR_CM));
+        let (y0, y1) = (cell(a[1].min(b[1]) - SEAM_NEAR_CM), cell(a[1].max(b[1]) + SEAM_NEAR_CM));
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 10_000 {
+            continue; // (absurdly long edges: left to the coverage test)
+        }
+        for x in x0..=x1 {
+            for y in y0..=y1 {
+                cells.push(((x, y), e as u32));
+            }
+        }
+    }
+    cells.sort_unstable();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut i = 0;
+    while i < cells.len() {
+        let mut j = i + 1;
+        while j < cells.len() && cells[j].0 == cells[i].0 {
+            j += 1;
+        }
+        for p in i..j {
+            for q in p + 1..j {
+                pairs.push((cells[p].1.min(cells[q].1), cells[p].1.max(cells[q].1)));
+            }
+        }
+        i = j;
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut seams = Vec::new();
+    for (e, f) in pairs {
+        let ([a, b], [c, d]) = (boundary[e as usize], boundary[f as usize]);
+        let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+        let len = ux.hypot(uy);
+        if len == 0.0 {
+            continue;
+        }
+        let (ux, uy) = (ux / len, uy / len);
+        let along = |p: [f64; 3]| (p[0] - a[0]) * ux + (p[1] - a[1]) * uy;
+        let off = |p: [f64; 3]| (p[0] - a[0]) * uy - (p[1] - a[1]) * ux;
+        if off(c).abs() > SEAM_NEAR_CM || off(d).abs() > SEAM_NEAR_CM {
+            continue;
+        }
+        let (sc, sd) = (along(c), along(d));
+        if sc == sd {
+            continue;
+        }
+        let (lo, hi) = (sc.min(sd).max(0.0), sc.max(sd).min(len));
+        if hi - lo <= SEAM_NEAR_CM {
+            continue; // meeting at a corner, not along an edge
+        }
+        // Both edges at `s` along the first.
+        let on_first = |s: f64| {
+            let t = s / len;
+            [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k]))
+        };
+        let on_second = |s: f64| {
+            let t = (s - sc) / (sd - sc);
+            [0, 1, 2].map(|k| c[k] + t * (d[k] - c[k]))
+        };
+        let ends = [lo, hi].map(|s| (on_first(s), on_second(s)));
+        let apart = ends.iter().any(|(p, q)| {
+            let d2 = (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>();
+            d2 > SEAM_CONTINUOUS_CM * SEAM_CONTINUOUS_CM
+        });
+        if apart {
+            seams.push([ends[0].0, ends[1].0, ends[1].1, ends[0].1]);
+        }
+    }
+    seams
+}
+
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
@@ -197,4 +312,75 @@ pub fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
         .map(|p| (p[2] - (a * p[0] + b * p[1] + c0)).abs())
         .fold(0.0, f64::max);
     ([a, b, c0], residual)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seams of one group made of all of `triangles` (vertices welded
+    /// by index as given).
+    fn seams(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Vec<[[f64; 3]; 4]> {
+        let n = triangles.len();
+        let mesh = Mesh {
+            vertices,
+            triangles,
+            walkable_allowed: vec![true; n],
+        };
+        let tris: Vec<u32> = (0..n as u32).collect();
+        let patch = Patch {
+            plane: [0.0; 3],
+            residual_cm: 0.0,
+            triangles: tris.clone(),
+        };
+        rough_seams(&mesh, &tris, &patch)
+    }
+
+    /// A rectangle below y = 100 and a fan above it from `t` on its top
+    /// edge (a T-junction), joined on the left so they are one group.
+    fn t_junction(t: [f64; 3]) -> Vec<[[f64; 3]; 4]> {
+        let v = vec![
+            [0.0, 0.0, 0.0],
+            [200.0, 0.0, 0.0],
+            [200.0, 100.0, 0.0],
+            [0.0, 100.0, 0.0],
+            [200.0, 200.0, 0.0],
+            [0.0, 200.0, 0.0],
+            t,
+        ];
+        seams(v, vec![[0, 1, 2], [0, 2, 3], [3, 6, 5], [6, 4, 5], [6, 2, 4]])
+    }
+
+    #[test]
+    fn a_t_junction_is_a_seam_only_where_its_sides_part() {
+        assert!(t_junction([100.0, 100.0, 0.0]).is_empty(), "exact: one surface");
+        let raised = t_junction([100.0, 100.0, 0.001]);
+        assert_eq!(raised.len(), 2, "both fan edges along the rectangle's: {raised:?}");
+        assert!(raised.iter().flatten().all(|p| (p[1] - 100.0).abs() < 0.01));
+        assert_eq!(t_junction([100.0, 100.0003, 0.0]).len(), 2, "a crack");
+    }
+
+    #[test]
+    fn edges_shared_by_index_or_position_are_no_seam() {
+        // Two squares side by side, welded along x = 100.
+        let v = vec![
+            [0.0, 0.0, 0.0],
+            [100.0, 0.0, 0.0],
+            [100.0, 100.0, 0.0],
+            [0.0, 100.0, 0.0],
+            [200.0, 0.0, 0.0],
+            [200.0, 100.0, 0.0],
+        ];
+        let quads = vec![[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]];
+        assert!(seams(v.clone(), quads).is_empty());
+        // The same, not welded: the right square has its own copies of the
+        // shared vertices, at the same places...
+        let mut v2 = v.clone();
+        v2.extend([[100.0, 0.0, 0.0], [100.0, 100.0, 0.0]]);
+        let apart = vec![[0, 1, 2], [0, 2, 3], [6, 4, 5], [6, 5, 7]];
+        assert!(seams(v2.clone(), apart.clone()).is_empty());
+        // ...or one of them 0.001 cm higher: a step.
+        v2[7][2] = 0.001;
+        assert_eq!(seams(v2, apart).len(), 1);
+    }
 }

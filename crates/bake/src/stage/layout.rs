@@ -209,6 +209,20 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
     }
     let blocker_bvh = build_bvh(&mut bitems, &quant);
+    // Seams where a flat group is not one surface: the certificates treat
+    // each as a wall standing there (listed if thin enough, else a
+    // clearance), so no certificate answers within reach of one.
+    for seam in &tile.seams {
+        let rel = seam.map(|v| [v[0] - origin[0], v[1] - origin[1], v[2] - z_origin]);
+        let slack = 1.0 / walksurf_format::VERTEX_STEPS_PER_CM;
+        let z = rel.map(|v| v[2]);
+        cert_prims.push(CertPrim {
+            xy: convex_hull(&rel.map(|v| [v[0], v[1]])),
+            z_lo: z.iter().copied().fold(f64::INFINITY, f64::min) - slack,
+            z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max) + slack,
+            plane: None,
+        });
+    }
 
     let mut blob = Vec::new();
     blob.extend_from_slice(piece_bvh.as_bytes());
@@ -462,6 +476,33 @@ fn split_half(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
         });
     }
     items.split_at_mut(mid)
+}
+
+/// The convex hull of a few points, counter-clockwise (collinear points
+/// dropped; a degenerate hull keeps its two extremes).
+fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    let mut p = points.to_vec();
+    p.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(2 * p.len());
+    for pass in [p.clone(), p.iter().rev().copied().collect()] {
+        let start = hull.len();
+        for q in pass {
+            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], q) <= 0.0 {
+                hull.pop();
+            }
+            hull.push(q);
+        }
+        hull.pop();
+    }
+    if hull.len() < 2 {
+        hull = vec![p[0], p[p.len() - 1]];
+    }
+    hull
 }
 
 /// Writes the certificate index: the rectangle of cells holding any

@@ -20,7 +20,7 @@ use crate::config::BakeConfig;
 use crate::stage::classify::{Classes, TriClass};
 use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
-use crate::stage::coplanar_merge::flat_groups;
+use crate::stage::coplanar_merge::{flat_groups, rough_seams};
 use crate::stage::grid::headroom_masks;
 use crate::stage::ingest::Mesh;
 use rayon::prelude::*;
@@ -77,6 +77,9 @@ pub struct TileContent {
     pub demoted_triangles: usize,
     /// Largest agent radius the tile's certificates must hold for. [Units: cm]
     pub reach_cm: f64,
+    /// Where a flat group's triangles meet without being one surface
+    /// ([`rough_seams`]): the four ends of each, world cm.
+    pub seams: Vec<[[f64; 3]; 4]>,
 }
 
 /// The tiles a world XY box overlaps (inclusive ranges).
@@ -225,7 +228,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 24;
+pub const TILE_PIPELINE_VERSION: u32 = 25;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -300,6 +303,11 @@ pub fn build_tile_hashed(
     let halo = config.tile_halo_cm();
 
     let flats = flat_groups(mesh, classes, tris, config);
+    let seams = flats
+        .patches
+        .iter()
+        .flat_map(|group| rough_seams(mesh, tris, group))
+        .collect();
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
     let mut demoted = 0;
@@ -368,6 +376,7 @@ pub fn build_tile_hashed(
         input_hash,
         demoted_triangles: demoted,
         reach_cm: config.max_agent_radius_cm,
+        seams,
     }
 }
 
