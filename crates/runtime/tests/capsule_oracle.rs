@@ -1079,6 +1079,76 @@ fn t_junction_floor(t: V3, plates: bool) -> Mesh {
     b.build()
 }
 
+/// A square ring of floor around a hole (south, east, north, west sides,
+/// welded), except that the west side's two vertices on the south side's
+/// edge are its own, raised by `h`: a seam of vertices that were not
+/// welded, at the same place in XY. With steep plates out of reach (no
+/// certificates).
+fn unwelded_ring(h: f64) -> Mesh {
+    let mut b = LevelBuilder::new();
+    let p = |x: f64, y: f64| [x, y, 0.0];
+    let quad = |b: &mut LevelBuilder, lo: [f64; 2], hi: [f64; 2]| {
+        b.quad(
+            [p(lo[0], lo[1]), p(hi[0], lo[1]), p(hi[0], hi[1]), p(lo[0], hi[1])],
+            Winding::Up,
+        );
+    };
+    // The south side's west square, then the west side above it (its
+    // bottom vertices its own): one square each, sharing an edge exactly
+    // in XY, their union a rectangle (a convex merge would join them).
+    quad(&mut b, [0.0, 0.0], [100.0, 100.0]);
+    b.quad(
+        [[0.0, 100.0, h], [100.0, 100.0, h], p(100.0, 200.0), p(0.0, 200.0)],
+        Winding::Up,
+    );
+    // The rest of the ring, welded: south, east, north.
+    quad(&mut b, [100.0, 0.0], [200.0, 100.0]);
+    quad(&mut b, [200.0, 0.0], [300.0, 100.0]);
+    quad(&mut b, [200.0, 100.0], [300.0, 200.0]);
+    quad(&mut b, [200.0, 200.0], [300.0, 300.0]);
+    quad(&mut b, [100.0, 200.0], [200.0, 300.0]);
+    quad(&mut b, [0.0, 200.0], [100.0, 300.0]);
+    for [x, y] in [[40.0, 20.0], [40.0, 170.0], [140.0, 20.0]] {
+        b.quad(
+            [
+                [x, y, 0.0],
+                [x + 5.0, y, 0.0],
+                [x + 5.0, y + 5.0, 8.66],
+                [x, y + 5.0, 8.66],
+            ],
+            Winding::Both,
+        );
+    }
+    b.build()
+}
+
+#[test]
+fn a_seam_of_vertices_that_were_not_welded() {
+    for h in [0.0005, 0.001] {
+        let name = format!("raised {h} cm");
+        let (surface, oracle) = bake_generated(&name, &unwelded_ring(h));
+        let mut errors = Vec::new();
+        let mut n = 0;
+        for dy in [-0.3, -0.1, -0.02, 0.0, 0.02, 0.1, 0.3] {
+            for x in [50.0, 30.0, 70.0] {
+                let pos = [x, 100.0 + dy, 30.0];
+                let q = FloorQuery {
+                    pos,
+                    down_cm: D,
+                    agent: A20,
+                };
+                let ours = surface.find_floor(pos, D, A20, FloorMode::Capsule);
+                let truth = oracle.find_floor_capsule(pos, agent_shape(A20), D);
+                if let Err(e) = compare_capsule_floor(&q, ours, truth) {
+                    errors.push(format!("{name}: capsule at {pos:?}: {e}"));
+                }
+                n += 1;
+            }
+        }
+        assert_agree(&name, &errors, n, "unwelded seam");
+    }
+}
+
 #[test]
 fn a_t_junction_that_is_not_watertight() {
     for (name, t, plates) in [
