@@ -27,7 +27,8 @@ pub const HEADROOM_EDGE_CM: f64 = 0.01;
 /// seam, a T-junction or vertices that were not welded. [Units: cm]
 pub const SEAM_NEAR_CM: f64 = 0.01;
 /// A seam whose two sides stay within this of each other (3-D) is
-/// continuous: a step this small tilts a 0.2 cm sphere's contact normal by
-/// under 1e-3 (√(2·h/r)). Beyond it the true surface may step or open
-/// there. [Units: cm]
+/// continuous: a step this small tilts the contact normal of a sphere of
+/// radius r ≥ 0.2 cm by at most 1e-3 (√(2·h/r)); a smaller agent, or a line
+/// trace into a crack narrower than this, is not covered. Beyond it the true
+/// surface may step or open there. [Units: cm]
 pub const SEAM_CONTINUOUS_CM: f64 = 1e-7;

@@ -195,19 +195,23 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4
     if boundary.len() < 2 {
         return Vec::new();
     }
-    // Buckets of a coarse grid over the edges' boxes.
+    // Buckets of a coarse grid: each edge in the cells of its box that it
+    // passes near (a long diagonal edge crosses few of them).
     const CELL_CM: f64 = 200.0;
     let cell = |v: f64| (v / CELL_CM).floor() as i64;
     let mut cells: Vec<((i64, i64), u32)> = Vec::new();
     for (e, [a, b]) in boundary.iter().enumerate() {
         let (x0, x1) = (cell(a[0].min(b[0]) - SEAM_NEAR_CM), cell(a[0].max(b[0]) + SEAM_NEAR_CM));
         let (y0, y1) = (cell(a[1].min(b[1]) - SEAM_NEAR_CM), cell(a[1].max(b[1]) + SEAM_NEAR_CM));
-        if (x1 - x0 + 1) * (y1 - y0 + 1) > 10_000 {
-            continue; // (absurdly long edges: left to the coverage test)
-        }
+        // Within this of a cell's centre, the segment may pass within
+        // SEAM_NEAR_CM of the cell.
+        let near = CELL_CM * std::f64::consts::FRAC_1_SQRT_2 + SEAM_NEAR_CM;
         for x in x0..=x1 {
             for y in y0..=y1 {
-                cells.push(((x, y), e as u32));
+                let c = [(x as f64 + 0.5) * CELL_CM, (y as f64 + 0.5) * CELL_CM];
+                if crate::geom::segment_xy_distance(c, *a, *b) <= near {
+                    cells.push(((x, y), e as u32));
+                }
             }
         }
     }
@@ -230,7 +234,14 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4
     pairs.dedup();
     let mut seams = Vec::new();
     for (e, f) in pairs {
-        let ([a, b], [c, d]) = (boundary[e as usize], boundary[f as usize]);
+        // Along the longer one's line (a T-junction's short edges lie along
+        // the long edge; the other way round, its far end may not).
+        let (mut e, mut f) = (boundary[e as usize], boundary[f as usize]);
+        let len2 = |[p, q]: [[f64; 3]; 2]| (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2);
+        if len2(f) > len2(e) {
+            (e, f) = (f, e);
+        }
+        let ([a, b], [c, d]) = (e, f);
         let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
         let len = ux.hypot(uy);
         if len == 0.0 {
@@ -358,6 +369,39 @@ mod tests {
         assert_eq!(raised.len(), 2, "both fan edges along the rectangle's: {raised:?}");
         assert!(raised.iter().flatten().all(|p| (p[1] - 100.0).abs() < 0.01));
         assert_eq!(t_junction([100.0, 100.0003, 0.0]).len(), 2, "a crack");
+        // T slightly off the edge and raised, the short edges' indices in
+        // either order: each is measured against the long edge's line.
+        let t = [50.0, 100.005, 0.001];
+        assert_eq!(t_junction(t).len(), 2);
+        let v = vec![
+            t,
+            [200.0, 0.0, 0.0],
+            [200.0, 100.0, 0.0],
+            [0.0, 100.0, 0.0],
+            [200.0, 200.0, 0.0],
+            [0.0, 200.0, 0.0],
+            [0.0, 0.0, 0.0],
+        ];
+        let swapped = seams(v, vec![[6, 1, 2], [6, 2, 3], [3, 0, 5], [0, 4, 5], [0, 2, 4]]);
+        assert_eq!(swapped.len(), 2, "{swapped:?}");
+    }
+
+    /// A seam along an edge longer than the whole grid's usual reach (a
+    /// diagonal 600 m long) is still found.
+    #[test]
+    fn a_seam_along_a_long_diagonal_is_found() {
+        let (l, h) = (60_000.0, 0.001);
+        let v = vec![
+            [0.0, 0.0, 0.0],
+            [l, l, 0.0],
+            [l, 0.0, 0.0],
+            [0.0, l, 0.0],
+            [l / 2.0, l / 2.0, h],
+        ];
+        // Below the diagonal one triangle; above it two, from a raised
+        // T-vertex on the diagonal; joined at the corners.
+        let found = seams(v, vec![[0, 2, 1], [0, 4, 3], [4, 1, 3]]);
+        assert_eq!(found.len(), 2, "{found:?}");
     }
 
     #[test]
