@@ -25,6 +25,8 @@ const STEP_CM: f64 = 0.75 / VERTEX_STEPS_PER_CM;
 /// A level and its true walkable boundary.
 struct Level {
     mesh: Mesh,
+    /// The walkable triangles.
+    walkable: Vec<[[f64; 3]; 3]>,
     /// Edges used by exactly one walkable triangle (XY).
     boundary: Vec<[[f64; 2]; 2]>,
     /// Walkable area (cm², horizontal projection).
@@ -61,8 +63,14 @@ fn level(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Level {
         .filter(|&(_, n)| n == 1)
         .map(|((a, b), _)| [a, b].map(|i| [vertices[i as usize][0], vertices[i as usize][1]]))
         .collect();
+    let walkable = triangles
+        .iter()
+        .filter(|t| walkable(t))
+        .map(|t| t.map(|i| vertices[i as usize]))
+        .collect();
     Level {
         mesh: common::mesh(vertices, triangles),
+        walkable,
         boundary,
         area,
     }
@@ -117,8 +125,22 @@ fn dist2_to_segment(p: [f64; 2], [a, b]: [[f64; 2]; 2]) -> f64 {
     dx * dx + dy * dy
 }
 
-/// The pieces of a tile: each polygon (world XY) and its interior-edge mask.
-fn pieces(tile: &TileView<'_>) -> Vec<(Vec<[f64; 2]>, u32)> {
+/// A piece as read back: its polygon (world XY), interior-edge mask, and
+/// plane `z = a·x + b·y + c` (world cm).
+struct ReadPiece {
+    poly: Vec<[f64; 2]>,
+    interior: u32,
+    plane: [f64; 3],
+}
+
+impl ReadPiece {
+    fn z(&self, p: [f64; 2]) -> f64 {
+        self.plane[0] * p[0] + self.plane[1] * p[1] + self.plane[2]
+    }
+}
+
+/// The pieces of a tile.
+fn pieces(tile: &TileView<'_>) -> Vec<ReadPiece> {
     let origin = tile.origin_cm();
     let mut out = Vec::new();
     let mut word = 0u32;
@@ -128,18 +150,42 @@ fn pieces(tile: &TileView<'_>) -> Vec<(Vec<[f64; 2]>, u32)> {
             .iter()
             .map(|v| [origin[0] + from_fixed(v.x.get()), origin[1] + from_fixed(v.y.get())])
             .collect();
-        out.push((poly, header.interior_edges.get()));
+        let [a, b, c] = [header.plane_a, header.plane_b, header.plane_c].map(|v| v.get() as f64);
+        out.push(ReadPiece {
+            poly,
+            interior: header.interior_edges.get(),
+            plane: [a, b, origin[2] + c - a * origin[0] - b * origin[1]],
+        });
         word += ((size_of_val(header) + size_of_val(verts)) / 4) as u32;
     }
     out
 }
 
-fn check(name: &str, lv: &Level) {
+/// How far across an interior edge its surface is looked for. [Units: cm]
+const ACROSS_CM: f64 = 0.05;
+
+/// Whether the XY point lies in the triangle's footprint, the triangle
+/// there within 0.01 cm of height `z`.
+fn holds(t: &[[f64; 3]; 3], p: [f64; 2], z: f64) -> bool {
+    let cross = |a: [f64; 3], b: [f64; 3]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+    let d = [cross(t[0], t[1]), cross(t[1], t[2]), cross(t[2], t[0])];
+    if !(d.iter().all(|&v| v >= 0.0) || d.iter().all(|&v| v <= 0.0)) {
+        return false;
+    }
+    // Barycentric height.
+    let area = d[0] + d[1] + d[2];
+    area != 0.0 && ((d[1] * t[0][2] + d[2] * t[1][2] + d[0] * t[2][2]) / area - z).abs() <= 0.01
+}
+
+/// Checks the pieces of `lv`'s bake; at least `min_interior` points across
+/// interior edges must have been looked at.
+fn check(name: &str, lv: &Level, min_interior: usize) {
     let baked = bake_mesh(&lv.mesh, &BakeConfig::default(), 1, &Silent).unwrap_or_else(|e| panic!("{name}: {e}"));
     let layout = FileView::parse(&baked.bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     let view = FileView::new(&baked.bytes, &layout).expect("a view of the file");
     let halo = view.params.tile_halo_cm.get() as f64;
     let mut corners_found = 0;
+    let mut interior_checked = 0;
     let mut tiles_area = 0.0;
     for hot in view.hot {
         let tile = view.tile(hot).expect("a readable tile");
@@ -150,11 +196,28 @@ fn check(name: &str, lv: &Level) {
             (0..2).any(|k| (p[k] - (lo[k] - halo)).abs() <= STEP_CM || (p[k] - (hi[k] + halo)).abs() <= STEP_CM)
         };
         let pieces = pieces(&tile);
-        for (poly, interior) in &pieces {
+        for piece in &pieces {
+            let (poly, interior) = (&piece.poly, piece.interior);
             let n = poly.len();
             for i in 0..n {
                 let (a, b) = (poly[i], poly[(i + 1) % n]);
-                if interior & (1 << i) != 0 || (on_clip(a) && on_clip(b)) {
+                if interior & (1 << i) != 0 {
+                    // The surface goes on across it: just outside the edge
+                    // (right of it, the polygon being CCW) lies a walkable
+                    // triangle at the piece's height.
+                    let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+                    let l = ex.hypot(ey);
+                    for s in [0.05, 0.3, 0.5, 0.7, 0.95] {
+                        let p = [a[0] + s * ex + ACROSS_CM * ey / l, a[1] + s * ey - ACROSS_CM * ex / l];
+                        assert!(
+                            lv.walkable.iter().any(|t| holds(t, p, piece.z(p))),
+                            "{name}: tile {o:?}: interior edge {a:?} -> {b:?} has no walkable surface across it at {p:?}"
+                        );
+                        interior_checked += 1;
+                    }
+                    continue;
+                }
+                if on_clip(a) && on_clip(b) {
                     continue;
                 }
                 for p in [a, b] {
@@ -176,7 +239,7 @@ fn check(name: &str, lv: &Level) {
             if (0..2).all(|k| p[k] > lo[k] && p[k] < hi[k]) {
                 let d = pieces
                     .iter()
-                    .flat_map(|(poly, _)| poly.iter())
+                    .flat_map(|piece| piece.poly.iter())
                     .map(|v| (v[0] - p[0]).hypot(v[1] - p[1]))
                     .fold(f64::INFINITY, f64::min);
                 assert!(
@@ -187,11 +250,15 @@ fn check(name: &str, lv: &Level) {
             }
         }
         // The pieces clipped to the square: the walkable area there.
-        for (poly, _) in &pieces {
-            tiles_area += clipped_area(poly, lo, hi);
+        for piece in &pieces {
+            tiles_area += clipped_area(&piece.poly, lo, hi);
         }
     }
     assert!(corners_found > 0, "{name}: no boundary vertex was checked");
+    assert!(
+        interior_checked >= min_interior,
+        "{name}: {interior_checked} interior edge points checked"
+    );
     assert!(
         (tiles_area - lv.area).abs() <= 1e-3 * lv.area.max(1.0),
         "{name}: pieces cover {tiles_area} cm², the walkable area is {}",
@@ -232,11 +299,27 @@ fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
 fn a_hole_in_a_floor_is_cut_along_its_true_edges() {
     let lv = floor_with_hole();
     assert!((lv.area - (1000.3f64.powi(2) - 200.4 * 300.8)).abs() < 1e-6);
-    check("floor with a hole", &lv);
+    check("floor with a hole", &lv, 0);
 }
 
 #[test]
 fn stair_treads_end_on_their_true_nosings() {
     let lv = stair();
-    check("stair", &lv);
+    check("stair", &lv, 0);
+}
+
+/// A floor `[0, 1000.3]²` at z = 10 under a low slab (its top walkable,
+/// 100 cm up over `[300.3, 600.7] × [200.1, 500.9]`): the floor is cut
+/// along cell lines where the slab takes its headroom, and the cut's edges
+/// (T-junctions included) are interior to the floor's surface.
+#[test]
+fn cut_edges_are_interior_to_their_surface() {
+    let (e, z) = (1000.3, 10.0);
+    let (x0, x1, y0, y1, top) = (300.3, 600.7, 200.1, 500.9, 110.0);
+    let (vertices, triangles) = common::quads([
+        [[0.0, 0.0, z], [e, 0.0, z], [e, e, z], [0.0, e, z]],
+        [[x0, y0, top], [x1, y0, top], [x1, y1, top], [x0, y1, top]],
+    ]);
+    let lv = level(vertices, triangles);
+    check("floor under a slab", &lv, 40);
 }

@@ -16,6 +16,12 @@
 //!   misses it is touched, if at all, only after the sphere has gone on far
 //!   enough to reach it in its plane ([`reach_after_descent`]): its edges
 //!   are read only if that can come before a contact already certain.
+//! * Interior edges (the flat group's surface goes on across them:
+//!   `PieceGeom::interior`) are no edges of the true surface. A sphere
+//!   meets a nearly planar region first at its face contact point, if that
+//!   lies in the region, else on the region's boundary; never at a line
+//!   drawn across it. So they give no edge contact, and a face contact
+//!   point beside one is on the surface (`PieceGeom::side`).
 
 use crate::Surface;
 use crate::bvh::{QBox, floor_u16, touch_top};
@@ -306,7 +312,8 @@ impl Surface {
         let edges = |g: &PieceGeom<'_>, below: bool, band: f64, hits: &mut Hits| {
             let e = g.edge_err() + g.z_err;
             let mut at_start = false;
-            for i in 0..g.n {
+            // (Interior edges are no edges of the true surface.)
+            for i in (0..g.n).filter(|&i| g.interior >> i & 1 == 0) {
                 at_start |= push_edge_contact(hits, c, r, g.v(i), g.v(i + 1), e);
             }
             if below && at_start {

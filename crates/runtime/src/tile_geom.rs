@@ -127,6 +127,8 @@ pub(crate) struct PieceGeom<'a> {
     pub z_err: f64,
     /// Largest XY distance of the boundary from the true one.
     pub xy_err: f64,
+    /// Bit i: edge i → i + 1 is interior to its flat group's surface.
+    pub interior: u32,
 }
 
 impl<'a> PieceGeom<'a> {
@@ -153,6 +155,7 @@ impl<'a> PieceGeom<'a> {
             k,
             z_err,
             xy_err: piece_xy_err(header),
+            interior: header.interior_edges.get(),
         })
     }
 
@@ -198,18 +201,28 @@ impl<'a> PieceGeom<'a> {
         })
     }
 
-    /// Classifies the XY point (frame cm) against the polygon.
+    /// Classifies the XY point (frame cm) against the polygon. The band
+    /// along an interior edge is no band: the surface goes on across that
+    /// edge (the neighbouring piece), so a point there that lies beside the
+    /// edge itself (not beyond its ends) is on the surface, Inside.
     pub fn side(&self, x: f64, y: f64) -> Side {
         let band = EDGE_BAND_CM * VERTEX_STEPS_PER_CM;
+        let (qx, qy) = (x * VERTEX_STEPS_PER_CM, y * VERTEX_STEPS_PER_CM);
         let mut side = Side::Inside;
-        for (ex, ey, d) in self.edge_sides(x, y) {
+        for i in 0..self.n {
+            let ([ax, ay], [bx, by]) = (self.fixed(i), self.fixed(i + 1));
+            let (ex, ey) = (bx - ax, by - ay);
+            let (len2, d) = (ex * ex + ey * ey, ex * (qy - ay) - ey * (qx - ax));
             // Compare the signed distance with the band without a sqrt.
-            let lim2 = band * band * (ex * ex + ey * ey);
+            let lim2 = band * band * len2;
             if d < 0.0 && d * d > lim2 {
                 return Side::Outside;
             }
             if d <= 0.0 || d * d <= lim2 {
-                side = Side::Band;
+                let along = ex * (qx - ax) + ey * (qy - ay);
+                if self.interior >> i & 1 == 0 || !(0.0..=len2).contains(&along) {
+                    side = Side::Band;
+                }
             }
         }
         side
@@ -506,6 +519,57 @@ mod tests {
     /// Uniform in [0, 1).
     fn unit(seed: &mut u64) -> f64 {
         0.5 * (crate::testing::rng(seed) + 1.0)
+    }
+
+    /// Near an interior edge a point is Inside (the surface goes on across
+    /// it), beside the edge on either side; near a boundary edge, or beyond
+    /// an interior edge's ends, it is in the Band; farther out, Outside.
+    /// Each edge of a pentagon in turn is the interior one.
+    #[test]
+    fn an_interior_edge_makes_no_band() {
+        let pts = [[0.0, 0.0], [100.0, 0.0], [130.0, 60.0], [50.0, 110.0], [-20.0, 50.0]];
+        let verts: Vec<VertexFixed> = pts
+            .iter()
+            .map(|p| VertexFixed {
+                x: ((p[0] * VERTEX_STEPS_PER_CM) as i32).into(),
+                y: ((p[1] * VERTEX_STEPS_PER_CM) as i32).into(),
+            })
+            .collect();
+        let n = pts.len();
+        for interior in 0..n {
+            let header = PieceHeader {
+                patch: 0.into(),
+                vertex_count: n as u8,
+                flags: 0,
+                plane_a: 0.0.into(),
+                plane_b: 0.0.into(),
+                plane_c: 0.0.into(),
+                z_err_cm: 0.0.into(),
+                interior_edges: (1u32 << interior).into(),
+            };
+            let g = PieceGeom::load(&header, &verts, 0.0).expect("piece");
+            for k in 0..n {
+                let (a, b) = (pts[k], pts[(k + 1) % n]);
+                let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+                let l = ex.hypot(ey);
+                // Outward unit normal (the polygon is CCW).
+                let out = [ey / l, -ex / l];
+                let at = |s: f64, off: f64| [a[0] + s * ex + off * out[0], a[1] + s * ey + off * out[1]];
+                let near = if k == interior { Side::Inside } else { Side::Band };
+                for off in [-0.4 * EDGE_BAND_CM, 0.0, 0.4 * EDGE_BAND_CM] {
+                    let p = at(0.5, off);
+                    assert_eq!(g.side(p[0], p[1]), near, "edge {k}, interior {interior}, offset {off}");
+                }
+                let p = at(0.5, 3.0 * EDGE_BAND_CM);
+                assert_eq!(g.side(p[0], p[1]), Side::Outside, "edge {k}, interior {interior}");
+                let p = at(0.5, -3.0 * EDGE_BAND_CM);
+                assert_eq!(g.side(p[0], p[1]), Side::Inside, "edge {k}, interior {interior}");
+                // Just beyond the edge's end, outside it: the next edge's
+                // band, or beyond an interior edge's ends.
+                let p = at(1.0 + 0.2 * EDGE_BAND_CM / l, 0.2 * EDGE_BAND_CM);
+                assert_ne!(g.side(p[0], p[1]), Side::Inside, "edge {k}, interior {interior}");
+            }
+        }
     }
 
     /// The distance from a vertical segment to a piece equals the smallest

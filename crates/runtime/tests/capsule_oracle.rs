@@ -1062,19 +1062,8 @@ fn t_junction_floor(t: V3, plates: bool) -> Mesh {
     b.tri(p0, p1, p2).tri(p0, p2, p3);
     b.tri(p3, t, p5).tri(t, p4, p5).tri(t, p2, p4);
     b.tri(l0, p0, p3).tri(l0, p3, l1).tri(l1, p3, p5);
-    for [x, y] in [[140.0, 40.0], [60.0, 40.0], [140.0, 150.0], [60.0, 150.0]]
-        .into_iter()
-        .filter(|_| plates)
-    {
-        b.quad(
-            [
-                [x, y, 0.0],
-                [x + 5.0, y, 0.0],
-                [x + 5.0, y + 5.0, 8.66],
-                [x, y + 5.0, 8.66],
-            ],
-            Winding::Both,
-        );
+    if plates {
+        steep_plates(&mut b, &[[140.0, 40.0], [60.0, 40.0], [140.0, 150.0], [60.0, 150.0]]);
     }
     b.build()
 }
@@ -1108,17 +1097,7 @@ fn unwelded_ring(h: f64) -> Mesh {
     quad(&mut b, [200.0, 200.0], [300.0, 300.0]);
     quad(&mut b, [100.0, 200.0], [200.0, 300.0]);
     quad(&mut b, [0.0, 200.0], [100.0, 300.0]);
-    for [x, y] in [[40.0, 20.0], [40.0, 170.0], [140.0, 20.0]] {
-        b.quad(
-            [
-                [x, y, 0.0],
-                [x + 5.0, y, 0.0],
-                [x + 5.0, y + 5.0, 8.66],
-                [x, y + 5.0, 8.66],
-            ],
-            Winding::Both,
-        );
-    }
+    steep_plates(&mut b, &[[40.0, 20.0], [40.0, 170.0], [140.0, 20.0]]);
     b.build()
 }
 
@@ -1192,6 +1171,68 @@ fn a_t_junction_that_is_not_watertight() {
             assert!(2 * answered >= n, "{name}: only {answered} of {n} answered");
         }
     }
+}
+
+/// Small steep plates (5 cm, 60°) standing on the floor at `at`: kept out
+/// of the agents' reach, they keep the flat-floor certificates off there, so
+/// the full path answers.
+fn steep_plates(b: &mut LevelBuilder, at: &[[f64; 2]]) {
+    for &[x, y] in at {
+        b.quad(
+            [
+                [x, y, 0.0],
+                [x + 5.0, y, 0.0],
+                [x + 5.0, y + 5.0, 8.66],
+                [x, y + 5.0, 8.66],
+            ],
+            Winding::Both,
+        );
+    }
+}
+
+/// A floor under a thin slab 130 cm up (its top walkable): the slab takes
+/// the floor's headroom, so the floor is cut along the 20 cm cells the slab
+/// lies over, into pieces that meet along cut lines (with T-junctions at
+/// the cut's corners). A cut line is no edge of the floor: a small agent
+/// under the slab, with its contact on or beside one, rests on the floor.
+/// (Small steep plates stand on the floor near the spots, out of the
+/// agent's reach: no flat-floor certificate holds there, so the full path
+/// answers.)
+fn part_cut_floor(b: &mut LevelBuilder) -> Part {
+    b.floor([100.0, 1900.0], [100.0, 1900.0], 0.0, Winding::Up);
+    b.floor([600.3, 1200.7], [500.1, 1100.9], 130.0, Winding::Up);
+    steep_plates(b, &[[560.0, 780.0], [880.0, 460.0], [560.0, 460.0]]);
+    let floor = [0.0, 0.0, 0.0];
+    let a = A20;
+    let face = move |c: V3, r: f64| onto_plane(c, r, floor);
+    let mut p = Part::default();
+    // The cut runs along x = 600 and y = 500 (the cells the slab's edges
+    // fall in begin there).
+    for d in [-0.3, -0.1, -0.003, 0.0, 0.003, 0.1, 0.3] {
+        p.spots.extend([
+            spot("beside the cut x = 600", a, [600.0 + d, 800.3], 2.15, D, true, face),
+            spot("beside the cut y = 500", a, [900.7, 500.0 + d], 2.15, D, true, face),
+            // (Within the band of the corner itself it may fall back.)
+            spot(
+                "at the cut's corner",
+                a,
+                [600.0 + d, 500.0 + d],
+                2.15,
+                D,
+                d.abs() > 0.01,
+                face,
+            ),
+        ]);
+    }
+    p.grid([590.0, 490.0], [610.0, 510.0], [21, 21]);
+    p
+}
+
+#[test]
+fn floor_cut_under_a_slab() {
+    let mut b = LevelBuilder::new();
+    let part = place(&mut b, [0.0; 3], part_cut_floor);
+    run_level("floor_cut_under_a_slab", &b.build(), &part);
 }
 
 #[test]

@@ -263,23 +263,74 @@ const STRAIGHT_CUT_STRAY_CM: f64 = 42.0;
 /// it follows the side of a blocked cell. [Units: cm]
 pub const CUT_DEV_CELLS_CM: f64 = CELL_SIZE_CM * std::f64::consts::SQRT_2;
 
-/// Marks every piece edge another piece of the same flat group holds
-/// reversed.
+/// Marks every piece edge that lies wholly along edges of other pieces of
+/// the same flat group, reversed: its group's surface goes on across it
+/// (T-junctions included: the edges that cover it may end anywhere on it).
+/// Exact, on the fixed-point vertices.
 fn set_interior_edges(pieces: &mut [Piece], patches: &[PatchInfo]) {
+    // Every edge on its line: (group, primitive direction, offset) → the
+    // edges on it as (piece, its interval along the direction, forward).
+    type LineKey = (u32, [i64; 2], i64);
+    let line_of = |a: [i32; 2], b: [i32; 2]| {
+        let d = [b[0] as i64 - a[0] as i64, b[1] as i64 - a[1] as i64];
+        let g = gcd(d[0].unsigned_abs(), d[1].unsigned_abs()).max(1) as i64;
+        let mut u = [d[0] / g, d[1] / g];
+        let forward = u[0] > 0 || (u[0] == 0 && u[1] > 0);
+        if !forward {
+            u = [-u[0], -u[1]];
+        }
+        let offset = u[0] * a[1] as i64 - u[1] * a[0] as i64;
+        let along = |p: [i32; 2]| u[0] * p[0] as i64 + u[1] * p[1] as i64;
+        let (ta, tb) = (along(a), along(b));
+        (u, offset, forward, ta.min(tb), ta.max(tb))
+    };
     let group = |p: &Piece| patches[p.patch as usize].group;
-    let mut edges: FastMap<(u32, [i32; 2], [i32; 2]), ()> = FastMap::default();
-    for p in pieces.iter() {
+    let mut lines: FastMap<LineKey, Vec<(usize, i64, i64, bool)>> = FastMap::default();
+    for (i, p) in pieces.iter().enumerate() {
         let n = p.vertices.len();
         for k in 0..n {
-            edges.insert((group(p), p.vertices[k], p.vertices[(k + 1) % n]), ());
+            let (u, offset, forward, t0, t1) = line_of(p.vertices[k], p.vertices[(k + 1) % n]);
+            lines
+                .entry((group(p), u, offset))
+                .or_default()
+                .push((i, t0, t1, forward));
         }
     }
-    for p in pieces.iter_mut() {
-        let g = group(p);
-        let n = p.vertices.len();
-        p.interior_edges = (0..n)
-            .filter(|&k| edges.contains_key(&(g, p.vertices[(k + 1) % n], p.vertices[k])))
-            .fold(0, |m, k| m | 1 << k);
+    let mut cover: Vec<(i64, i64)> = Vec::new();
+    let masks: Vec<u32> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let n = piece.vertices.len();
+            let mut bits = 0;
+            for k in 0..n {
+                let (u, offset, forward, t0, t1) = line_of(piece.vertices[k], piece.vertices[(k + 1) % n]);
+                cover.clear();
+                cover.extend(
+                    lines
+                        .get(&(group(piece), u, offset))
+                        .into_iter()
+                        .flatten()
+                        .filter(|&&(j, s0, s1, f)| j != i && f != forward && s1 > t0 && s0 < t1)
+                        .map(|&(_, s0, s1, _)| (s0, s1)),
+                );
+                cover.sort_unstable();
+                let mut reached = t0;
+                for &(s0, s1) in &cover {
+                    if s0 > reached {
+                        break;
+                    }
+                    reached = reached.max(s1);
+                }
+                if t1 > t0 && reached >= t1 {
+                    bits |= 1 << k;
+                }
+            }
+            bits
+        })
+        .collect();
+    for (piece, bits) in pieces.iter_mut().zip(masks) {
+        piece.interior_edges = bits;
     }
 }
 

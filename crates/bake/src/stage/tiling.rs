@@ -40,8 +40,10 @@ pub struct Piece {
     /// Bound on |plane z − true surface z| over the piece (the group's fit
     /// residual). [Units: cm]
     pub plane_err_cm: f64,
-    /// Bit i: edge i → i+1 continues into more walkable surface of the same
-    /// patch (a shared edge or a tile cut).
+    /// Bit i: edge i → i+1 lies wholly along edges, reversed, of other
+    /// pieces of the same flat group, and the group has no seam
+    /// ([`rough_seams`]): its surface goes on across the edge (set by the
+    /// contour stage; queries rely on it).
     pub interior_edges: u32,
     /// Some vertex is a rounded crossing of the headroom cut with an edge.
     pub cut_crossings: bool,
@@ -228,7 +230,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 26;
+pub const TILE_PIPELINE_VERSION: u32 = 27;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -303,11 +305,7 @@ pub fn build_tile_hashed(
     let halo = config.tile_halo_cm();
 
     let flats = flat_groups(mesh, classes, tris, config);
-    let seams = flats
-        .patches
-        .iter()
-        .flat_map(|group| rough_seams(mesh, tris, group))
-        .collect();
+    let group_seams: Vec<Vec<[[f64; 3]; 4]>> = flats.patches.iter().map(|g| rough_seams(mesh, tris, g)).collect();
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
     let mut demoted = 0;
@@ -362,7 +360,14 @@ pub fn build_tile_hashed(
     }
     // Headroom: the grid of each piece, then the cut along its cells.
     let masks = headroom_masks(&pieces, &blockers, origin, config.headroom_cm());
-    let (pieces, patches, cut) = headroom_cut(pieces, &masks);
+    let (mut pieces, patches, cut) = headroom_cut(pieces, &masks);
+    // A group with a seam is not one surface: none of its edges is
+    // interior (the seam may lie along any of them).
+    for p in &mut pieces {
+        if !group_seams[patches[p.patch as usize].group as usize].is_empty() {
+            p.interior_edges = 0;
+        }
+    }
     let max_residual = flats.patches.iter().map(|p| p.residual_cm).fold(0.0, f64::max);
     TileContent {
         tile_x,
@@ -376,7 +381,7 @@ pub fn build_tile_hashed(
         input_hash,
         demoted_triangles: demoted,
         reach_cm: config.max_agent_radius_cm,
-        seams,
+        seams: group_seams.concat(),
     }
 }
 
