@@ -122,7 +122,7 @@ impl TileCounts {
             demoted_walkable_blockers: flagged(blocker_flags::DEMOTED_WALKABLE),
             piece_bvh_lines: hot.piece_lines.get(),
             blocker_bvh_lines: hot.blocker_lines.get(),
-            certificates: tile.certs().len(),
+            certificates: tile.certs.len(),
             certified_cells: certified_cells(tile).count(),
             max_piece_z_err_cm: pieces.iter().map(|(h, _)| h.z_err_cm.get() as f64).fold(0.0, f64::max),
             cut_patches: (0..tile.patches.len()).filter(|&p| is_cut(p as u16)).count(),

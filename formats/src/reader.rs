@@ -69,9 +69,8 @@ pub struct TileView<'a> {
     /// the tile has none. Bounds-checked at use: see [`TileView::certs_in_cell`].
     pub cert_index: CertIndexHeader,
     pub cert_offsets: &'a [U32],
-    /// The bytes after the offsets: the records, then the walls (split at
-    /// use, by the last offset).
-    cert_records: &'a [u8],
+    pub certs: &'a [Cert],
+    pub cert_walls: &'a [CertWall],
     /// The patch table (precision blocks and headroom state), indexed by
     /// [`PieceHeader::patch`]; empty when the tile has none or it does not
     /// fit the blob.
@@ -311,8 +310,8 @@ impl<'a> FileView<'a> {
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
         let (blob, patches) = patch_table(hot, blob, layout.len());
-        let (cert_index, cert_offsets, cert_records) =
-            cert_index(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[]));
+        let (cert_index, cert_offsets, certs, cert_walls) =
+            cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[], &[]));
         Some(TileView {
             hot,
             piece_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.piece_bvh)?).ok()?,
@@ -321,7 +320,8 @@ impl<'a> FileView<'a> {
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
             cert_index,
             cert_offsets,
-            cert_records,
+            certs,
+            cert_walls,
             patches,
         })
     }
@@ -375,14 +375,6 @@ pub fn cert_region<'a>(
     blob: &'a [u8],
     regions_end: usize,
 ) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert], &'a [CertWall])> {
-    let (index, offsets, rest) = cert_index(hot, blob, regions_end)?;
-    let (certs, walls) = split_cert_records(offsets, rest)?;
-    Some((index, offsets, certs, walls))
-}
-
-/// The certificate region's index header, its offsets and the bytes after
-/// them (records, then walls), reading nothing beyond the header.
-fn cert_index<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> Option<(CertIndexHeader, &'a [U32], &'a [u8])> {
     if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
         return None;
     }
@@ -393,17 +385,11 @@ fn cert_index<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> Option<(
         return None;
     }
     let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, w * h + 1).ok()?;
-    Some((index, offsets, rest))
-}
-
-/// Splits the bytes after the offsets into the records (as many as the
-/// last offset says) and the walls.
-fn split_cert_records<'a>(offsets: &[U32], rest: &'a [u8]) -> Option<(&'a [Cert], &'a [CertWall])> {
     let n = offsets.last()?.get() as usize;
     let (certs, rest) = <[Cert]>::ref_from_prefix_with_elems(rest, n).ok()?;
     let walls = rest.len() / size_of::<CertWall>();
     let walls = <[CertWall]>::ref_from_bytes(rest.get(..walls * size_of::<CertWall>())?).ok()?;
-    Some((certs, walls))
+    Some((index, offsets, certs, walls))
 }
 
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
@@ -463,24 +449,10 @@ impl<'a> TileView<'a> {
         }
         let k = (j - y0) * w + (i - x0);
         let at = |k: usize| self.cert_offsets.get(k).map(|o| o.get() as usize);
-        let records = |a: usize, b: usize| {
-            let bytes = self
-                .cert_records
-                .get(a.checked_mul(size_of::<Cert>())?..b.checked_mul(size_of::<Cert>())?)?;
-            <[Cert]>::ref_from_bytes(bytes).ok()
-        };
-        // (A range past the record count would read walls as records.)
-        let count = self.cert_offsets.last().map_or(0, |o| o.get() as usize);
         match (at(k), at(k + 1)) {
-            (Some(a), Some(b)) if b <= count => records(a, b).unwrap_or(&[]),
+            (Some(a), Some(b)) => self.certs.get(a..b).unwrap_or(&[]),
             _ => &[],
         }
-    }
-
-    /// All the tile's certificates (empty when there are none or the
-    /// region is corrupt).
-    pub fn certs(&self) -> &'a [Cert] {
-        split_cert_records(self.cert_offsets, self.cert_records).map_or(&[], |(certs, _)| certs)
     }
 
     /// The walls a certificate lists; `None` if its range is corrupt (the
@@ -489,8 +461,7 @@ impl<'a> TileView<'a> {
     pub fn cert_walls_of(&self, cert: &Cert) -> Option<&'a [CertWall]> {
         let w = cert.walls.get() as usize;
         let (start, count) = (w & 0xFFFF, w >> 16);
-        let (_, walls) = split_cert_records(self.cert_offsets, self.cert_records)?;
-        walls.get(start..start + count)
+        self.cert_walls.get(start..start + count)
     }
 
     /// The tile origin in world cm.
