@@ -142,16 +142,12 @@ fn grow_regions(mesh: &Mesh, classes: &Classes, tris: &[u32], cos_tol: f64, dist
 /// Runs of equal edges in a sorted edge list.
 fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
     let mut groups = Vec::new();
-    let mut i = 0;
-    while i < edges.len() {
-        let mut j = i + 1;
-        while j < edges.len() && edges[j].0 == edges[i].0 && edges[j].1 == edges[i].1 {
-            j += 1;
+    let mut start = 0;
+    for run in edges.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        if run.len() > 1 {
+            groups.push(start..start + run.len());
         }
-        if j - i > 1 {
-            groups.push(i..j);
-        }
-        i = j;
+        start += run.len();
     }
     groups
 }
@@ -179,19 +175,13 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4
         })
         .collect();
     edges.sort_unstable();
-    let mut boundary: Vec<[[f64; 3]; 2]> = Vec::new();
-    let mut i = 0;
-    while i < edges.len() {
-        let mut j = i + 1;
-        while j < edges.len() && edges[j] == edges[i] {
-            j += 1;
-        }
-        if j - i == 1 {
-            let (a, b) = edges[i];
-            boundary.push([mesh.vertices[a as usize], mesh.vertices[b as usize]]);
-        }
-        i = j;
-    }
+    let boundary: Vec<[[f64; 3]; 2]> = edges
+        .chunk_by(|x, y| x == y)
+        .filter_map(|run| match run {
+            &[(a, b)] => Some([mesh.vertices[a as usize], mesh.vertices[b as usize]]),
+            _ => None,
+        })
+        .collect();
     if boundary.len() < 2 {
         return Vec::new();
     }
@@ -217,18 +207,12 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4
     }
     cells.sort_unstable();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    let mut i = 0;
-    while i < cells.len() {
-        let mut j = i + 1;
-        while j < cells.len() && cells[j].0 == cells[i].0 {
-            j += 1;
-        }
-        for p in i..j {
-            for q in p + 1..j {
-                pairs.push((cells[p].1.min(cells[q].1), cells[p].1.max(cells[q].1)));
+    for run in cells.chunk_by(|x, y| x.0 == y.0) {
+        for (k, &(_, p)) in run.iter().enumerate() {
+            for &(_, q) in &run[k + 1..] {
+                pairs.push((p.min(q), p.max(q)));
             }
         }
-        i = j;
     }
     pairs.sort_unstable();
     pairs.dedup();
