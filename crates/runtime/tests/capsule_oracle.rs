@@ -1101,6 +1101,18 @@ fn unwelded_ring(h: f64) -> Mesh {
     b.build()
 }
 
+/// The small agent's capsule `find_floor` at `pos` (down [`D`]) against
+/// the oracle's: `Ok(answered)`, or why they disagree.
+fn capsule_vs_oracle(surface: &Surface, oracle: &Oracle, pos: V3) -> Result<bool, String> {
+    let q = FloorQuery {
+        pos,
+        down_cm: D,
+        agent: A20,
+    };
+    let ours = surface.find_floor(pos, D, A20, FloorMode::Capsule);
+    compare_capsule_floor(&q, ours, oracle.find_floor_capsule(pos, agent_shape(A20), D))
+}
+
 #[test]
 fn a_seam_of_vertices_that_were_not_welded() {
     for h in [0.0005, 0.001] {
@@ -1111,14 +1123,7 @@ fn a_seam_of_vertices_that_were_not_welded() {
         for dy in [-0.3, -0.1, -0.02, 0.0, 0.02, 0.1, 0.3] {
             for x in [50.0, 30.0, 70.0] {
                 let pos = [x, 100.0 + dy, 30.0];
-                let q = FloorQuery {
-                    pos,
-                    down_cm: D,
-                    agent: A20,
-                };
-                let ours = surface.find_floor(pos, D, A20, FloorMode::Capsule);
-                let truth = oracle.find_floor_capsule(pos, agent_shape(A20), D);
-                if let Err(e) = compare_capsule_floor(&q, ours, truth) {
+                if let Err(e) = capsule_vs_oracle(&surface, &oracle, pos) {
                     errors.push(format!("{name}: capsule at {pos:?}: {e}"));
                 }
                 n += 1;
@@ -1144,14 +1149,7 @@ fn a_t_junction_that_is_not_watertight() {
         for dy in [-0.3, -0.1, -0.02, -0.003, 0.0, 0.00015, 0.003, 0.02, 0.1] {
             for x in [100.0, 99.9, 100.05, 50.0] {
                 let pos = [x, 100.0 + dy, 30.0];
-                let q = FloorQuery {
-                    pos,
-                    down_cm: D,
-                    agent: A20,
-                };
-                let ours = surface.find_floor(pos, D, A20, FloorMode::Capsule);
-                let truth = oracle.find_floor_capsule(pos, agent_shape(A20), D);
-                match compare_capsule_floor(&q, ours, truth) {
+                match capsule_vs_oracle(&surface, &oracle, pos) {
                     Ok(a) => answered += usize::from(a),
                     Err(e) => errors.push(format!("{name}: capsule at {pos:?}: {e}")),
                 }
