@@ -42,8 +42,9 @@ pub struct Piece {
     pub plane_err_cm: f64,
     /// Bit i: edge i → i+1 lies wholly along edges, reversed, of other
     /// pieces of the same flat group, and the group has no seam
-    /// ([`rough_seams`]): its surface goes on across the edge (set by the
-    /// contour stage; queries rely on it).
+    /// ([`rough_seams`]): its surface goes on across the edge. The contour
+    /// stage marks the covered edges; [`build_tile_hashed`] clears the bits
+    /// of a group with a seam. Queries rely on it.
     pub interior_edges: u32,
     /// Some vertex is a rounded crossing of the headroom cut with an edge.
     pub cut_crossings: bool,
