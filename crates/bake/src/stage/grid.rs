@@ -17,8 +17,9 @@
 //! the piece (both convex; the piece inset by the edge tolerance), then to
 //! each cell, and `d` is linear over what is left, so its range is that of
 //! the clipped vertices. Cost: a box-tree query per primitive (pieces whose
-//! box and height band it meets), then per candidate piece nothing if the
-//! cells where they meet are all blocked already, else the clips.
+//! box and height band it meets; a piece whose every cell is blocked leaves
+//! the tree), then per candidate piece nothing if the cells where they meet
+//! are all blocked already, else the clips.
 
 use crate::geom::xy_box;
 use crate::stage::convex_partition::FastSet;
@@ -107,7 +108,9 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
             }
         })
         .collect();
-    let tree = EntryTree::new(entries);
+    let mut tree = EntryTree::new(entries, pieces.len());
+    // Cells of each piece not blocked yet.
+    let mut open: Vec<usize> = masks.iter().map(|m| m.blocked.len()).collect();
     let (mut found, mut stack): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     // The part of a primitive over a piece, and one row of it.
     let (mut over, mut row): (Vec<[f64; 3]>, Vec<[f64; 3]>) = (Vec::new(), Vec::new());
@@ -198,8 +201,13 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
                     if block {
                         let k = (cj - m.j0) as usize * m.w + (ci - m.i0) as usize;
                         m.blocked[k] = true;
+                        open[p] -= 1;
                     }
                 }
+            }
+            // Wholly blocked: nothing can change its mask any more.
+            if open[p] == 0 {
+                tree.retire(p as u32);
             }
         }
     }
@@ -212,15 +220,19 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
 /// same lines (and a shared edge at the same rounded crossing).
 fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
     let mut blocked: FastSet<(u32, i32, i32)> = FastSet::default();
+    let mut group_blocked: FastSet<u32> = FastSet::default();
     for (piece, m) in pieces.iter().zip(masks.iter()) {
         for (k, _) in m.blocked.iter().enumerate().filter(|(_, b)| **b) {
             blocked.insert((piece.patch, m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32));
+            group_blocked.insert(piece.patch);
         }
     }
-    if blocked.is_empty() {
-        return;
-    }
     for (piece, m) in pieces.iter().zip(masks.iter_mut()) {
+        // (A group with no blocked cell, or a piece with no open one, has
+        // nothing to take.)
+        if !group_blocked.contains(&piece.patch) || m.blocked.iter().all(|&b| b) {
+            continue;
+        }
         for k in 0..m.blocked.len() {
             let (i, j) = (m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32);
             m.blocked[k] |= blocked.contains(&(piece.patch, i, j));
@@ -244,12 +256,20 @@ struct Entry {
 }
 
 /// A static binary box tree over the entries (median splits): a query
-/// visits only subtrees whose bounds it meets.
+/// visits only subtrees whose bounds it meets and that still hold a piece
+/// not retired.
 struct EntryTree {
     entries: Vec<Entry>,
     /// Per node: bounds (min touch, max reach, min lo, max hi) and either
     /// children `(left, right)` or a leaf range of `entries`.
     nodes: Vec<(Entry, NodeKind)>,
+    /// Per node: its parent (the root's is itself) and how many of its
+    /// pieces are not retired.
+    parent: Vec<u32>,
+    live: Vec<u32>,
+    /// Per piece: its leaf, and whether it is retired.
+    leaf_of: Vec<u32>,
+    retired: Vec<bool>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -262,20 +282,32 @@ enum NodeKind {
 const TREE_LEAF: usize = 4;
 
 impl EntryTree {
-    fn new(mut entries: Vec<Entry>) -> EntryTree {
+    /// The tree over `entries`, whose pieces are numbered below `pieces`.
+    fn new(mut entries: Vec<Entry>, pieces: usize) -> EntryTree {
         let mut tree = EntryTree {
             entries: Vec::new(),
             nodes: Vec::new(),
+            parent: Vec::new(),
+            live: Vec::new(),
+            leaf_of: vec![0; pieces],
+            retired: vec![false; pieces],
         };
         if !entries.is_empty() {
             let n = entries.len();
-            tree.build(&mut entries, 0, n);
+            tree.build(&mut entries, 0, n, 0);
+        }
+        for (at, (_, kind)) in tree.nodes.iter().enumerate() {
+            if let NodeKind::Leaf(s, e) = *kind {
+                for x in &entries[s as usize..e as usize] {
+                    tree.leaf_of[x.piece as usize] = at as u32;
+                }
+            }
         }
         tree.entries = entries;
         tree
     }
 
-    fn build(&mut self, entries: &mut [Entry], start: usize, end: usize) -> u32 {
+    fn build(&mut self, entries: &mut [Entry], start: usize, end: usize, parent: u32) -> u32 {
         let part = &mut entries[start..end];
         let mut b = part[0];
         for e in part.iter() {
@@ -286,22 +318,39 @@ impl EntryTree {
                 b.hi[k] = b.hi[k].max(e.hi[k]);
             }
         }
-        let at = self.nodes.len();
+        let at = self.nodes.len() as u32;
         self.nodes.push((b, NodeKind::Leaf(start as u32, end as u32)));
+        self.parent.push(parent);
+        self.live.push(part.len() as u32);
         if part.len() > TREE_LEAF {
             let axis = usize::from(b.hi[1] - b.lo[1] > b.hi[0] - b.lo[0]);
             let mid = part.len() / 2;
             let centre = |e: &Entry| e.lo[axis] + e.hi[axis];
             part.select_nth_unstable_by(mid, |x, y| centre(x).total_cmp(&centre(y)));
-            let left = self.build(entries, start, start + mid);
-            let right = self.build(entries, start + mid, end);
-            self.nodes[at].1 = NodeKind::Inner(left, right);
+            let left = self.build(entries, start, start + mid, at);
+            let right = self.build(entries, start + mid, end, at);
+            self.nodes[at as usize].1 = NodeKind::Inner(left, right);
         }
-        at as u32
+        at
     }
 
-    /// The pieces `q` may lie over, each once, into `out` (cleared first);
-    /// `stack` is scratch.
+    /// Queries no longer return `piece` (once, for a piece in the tree).
+    fn retire(&mut self, piece: u32) {
+        if std::mem::replace(&mut self.retired[piece as usize], true) {
+            return;
+        }
+        let mut n = self.leaf_of[piece as usize] as usize;
+        loop {
+            self.live[n] -= 1;
+            if n == 0 {
+                break;
+            }
+            n = self.parent[n] as usize;
+        }
+    }
+
+    /// The pieces not retired that `q` may lie over, each once, into `out`
+    /// (cleared first); `stack` is scratch.
     fn query(&self, q: &Entry, out: &mut Vec<u32>, stack: &mut Vec<u32>) {
         out.clear();
         if self.nodes.is_empty() {
@@ -319,7 +368,7 @@ impl EntryTree {
         stack.push(0);
         while let Some(n) = stack.pop() {
             let (b, kind) = &self.nodes[n as usize];
-            if !meets(b) {
+            if self.live[n as usize] == 0 || !meets(b) {
                 continue;
             }
             match *kind {
@@ -329,7 +378,7 @@ impl EntryTree {
                 }
                 NodeKind::Leaf(s, e) => {
                     for x in &self.entries[s as usize..e as usize] {
-                        if x.group != q.group && meets(x) {
+                        if x.group != q.group && !self.retired[x.piece as usize] && meets(x) {
                             out.push(x.piece);
                         }
                     }
@@ -528,5 +577,66 @@ mod tests {
         for i in 0..10 {
             assert_eq!(m.is_blocked(i, 2), i == 2, "cell {i}");
         }
+    }
+
+    #[test]
+    fn the_tree_finds_what_a_scan_finds_and_no_retired_piece() {
+        // A deterministic scatter of boxes at several heights and sizes.
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f32 / (1u64 << 31) as f32
+        };
+        let mut entry = |piece: u32| {
+            let (x, y, z) = (next() * 3000.0, next() * 3000.0, next() * 600.0);
+            let (w, h) = (1.0 + next() * next() * 800.0, 1.0 + next() * 40.0);
+            Entry {
+                piece,
+                group: piece % 5,
+                touch: z,
+                reach: z + 192.0,
+                lo: [x, y],
+                hi: [x + w, y + h],
+            }
+        };
+        let pieces: Vec<Entry> = (0..500).map(&mut entry).collect();
+        let queries: Vec<Entry> = (0..200).map(|_| entry(9)).collect();
+        let mut tree = EntryTree::new(pieces.clone(), pieces.len());
+        let (mut found, mut stack) = (Vec::new(), Vec::new());
+        let mut total = [0; 3];
+        for (round, total) in total.iter_mut().enumerate() {
+            if round > 0 {
+                // Retire every third, then every other piece (twice is harmless).
+                for p in (0..500).step_by(if round == 1 { 3 } else { 2 }) {
+                    tree.retire(p);
+                    tree.retire(p);
+                }
+            }
+            let retired = |p: u32| (round >= 1 && p.is_multiple_of(3)) || (round >= 2 && p.is_multiple_of(2));
+            for q in &queries {
+                let as_query = Entry {
+                    touch: q.reach,
+                    reach: q.touch,
+                    ..*q
+                };
+                tree.query(&as_query, &mut found, &mut stack);
+                found.sort_unstable();
+                let scan: Vec<u32> = pieces
+                    .iter()
+                    .filter(|e| {
+                        e.group != as_query.group
+                            && !retired(e.piece)
+                            && as_query.touch > e.touch
+                            && as_query.reach < e.reach
+                            && (0..2).all(|k| as_query.hi[k] > e.lo[k] && as_query.lo[k] < e.hi[k])
+                    })
+                    .map(|e| e.piece)
+                    .collect();
+                assert_eq!(found, scan, "round {round}");
+                *total += found.len();
+            }
+        }
+        // Something was found, and retiring took some of it away.
+        assert!(total[0] > 30 && total[0] > total[1] && total[1] > total[2], "{total:?}");
     }
 }
