@@ -22,7 +22,6 @@
 //! are all blocked already, else the clips.
 
 use crate::geom::xy_box;
-use crate::stage::convex_partition::FastSet;
 use crate::stage::tiling::{BlockerTri, Piece};
 use crate::tolerance::{HEADROOM_EDGE_CM, HEADROOM_TOUCH_CM};
 use walksurf_format::{CELL_SIZE_CM, from_fixed};
@@ -219,23 +218,55 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
 /// the mask is the patch layer's, so neighbouring pieces are cut along the
 /// same lines (and a shared edge at the same rounded crossing).
 fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
-    let mut blocked: FastSet<(u32, i32, i32)> = FastSet::default();
-    let mut group_blocked: FastSet<u32> = FastSet::default();
+    // Per group (numbered densely): the cells its pieces' masks cover, as
+    // `(i0, j0, i1, j1)`, once any of them is blocked.
+    let groups = pieces.iter().map(|p| p.patch as usize + 1).max().unwrap_or(0);
+    let mut extent: Vec<Option<[i32; 4]>> = vec![None; groups];
     for (piece, m) in pieces.iter().zip(masks.iter()) {
-        for (k, _) in m.blocked.iter().enumerate().filter(|(_, b)| **b) {
-            blocked.insert((piece.patch, m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32));
-            group_blocked.insert(piece.patch);
+        let e = &mut extent[piece.patch as usize];
+        let (i1, j1) = (m.i0 + m.w as i32 - 1, m.j0 + m.h as i32 - 1);
+        *e = Some(e.map_or([m.i0, m.j0, i1, j1], |[a, b, c, d]| {
+            [a.min(m.i0), b.min(m.j0), c.max(i1), d.max(j1)]
+        }));
+    }
+    let has_blocked: Vec<bool> = {
+        let mut v = vec![false; groups];
+        for (piece, m) in pieces.iter().zip(masks.iter()) {
+            v[piece.patch as usize] |= m.any_blocked();
+        }
+        v
+    };
+    // Each such group's blocked cells on one dense grid over its extent.
+    let mut shared: Vec<Option<CellMask>> = (0..groups)
+        .map(|g| {
+            let [i0, j0, i1, j1] = extent[g].filter(|_| has_blocked[g])?;
+            let (w, h) = ((i1 - i0 + 1) as usize, (j1 - j0 + 1) as usize);
+            Some(CellMask {
+                i0,
+                j0,
+                w,
+                h,
+                blocked: vec![false; w * h],
+            })
+        })
+        .collect();
+    let at = |g: &CellMask, m: &CellMask, k: usize| {
+        let (i, j) = (m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32);
+        (j - g.j0) as usize * g.w + (i - g.i0) as usize
+    };
+    for (piece, m) in pieces.iter().zip(masks.iter()) {
+        if let Some(g) = &mut shared[piece.patch as usize] {
+            for k in (0..m.blocked.len()).filter(|&k| m.blocked[k]) {
+                let cell = at(g, m, k);
+                g.blocked[cell] = true;
+            }
         }
     }
     for (piece, m) in pieces.iter().zip(masks.iter_mut()) {
-        // (A group with no blocked cell, or a piece with no open one, has
-        // nothing to take.)
-        if !group_blocked.contains(&piece.patch) || m.blocked.iter().all(|&b| b) {
-            continue;
-        }
-        for k in 0..m.blocked.len() {
-            let (i, j) = (m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32);
-            m.blocked[k] |= blocked.contains(&(piece.patch, i, j));
+        if let Some(g) = &shared[piece.patch as usize] {
+            for k in 0..m.blocked.len() {
+                m.blocked[k] |= g.blocked[at(g, m, k)];
+            }
         }
     }
 }
@@ -577,6 +608,29 @@ mod tests {
         for i in 0..10 {
             assert_eq!(m.is_blocked(i, 2), i == 2, "cell {i}");
         }
+    }
+
+    #[test]
+    fn pieces_of_one_group_share_their_blocked_cells() {
+        // Two pieces of group 0 meeting at x = 110 (cell 5 holds both), a
+        // third of group 1 beside them; a slab over x in [90, 105] lies
+        // over the first piece only (cells 4 and 5).
+        let pieces = [
+            square(0.0, 0.0, 110.0, 100.0, 0.0, 0),
+            square(110.0, 0.0, 200.0, 100.0, 0.0, 0),
+            square(110.0, 100.0, 200.0, 200.0, 0.0, 1),
+        ];
+        let slab = quad(90.0, -10.0, 105.0, 110.0, 150.0);
+        let masks = headroom_masks(&pieces, &slab, [0.0, 0.0], 192.0);
+        for j in 0..5 {
+            assert!(
+                masks[0].is_blocked(4, j) && masks[0].is_blocked(5, j),
+                "own cells, row {j}"
+            );
+            assert!(masks[1].is_blocked(5, j), "shared cell, row {j}");
+            assert!(!masks[1].is_blocked(6, j), "beyond the slab, row {j}");
+        }
+        assert!(!masks[2].any_blocked(), "{:?}", masks[2]);
     }
 
     #[test]
