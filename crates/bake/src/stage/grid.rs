@@ -218,54 +218,44 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
 /// the mask is the patch layer's, so neighbouring pieces are cut along the
 /// same lines (and a shared edge at the same rounded crossing).
 fn share_within_groups(pieces: &[Piece], masks: &mut [CellMask]) {
-    // Per group (numbered densely): the cells its pieces' masks cover, as
-    // `(i0, j0, i1, j1)`, once any of them is blocked.
-    let groups = pieces.iter().map(|p| p.patch as usize + 1).max().unwrap_or(0);
-    let mut extent: Vec<Option<[i32; 4]>> = vec![None; groups];
-    for (piece, m) in pieces.iter().zip(masks.iter()) {
-        let e = &mut extent[piece.patch as usize];
-        let (i1, j1) = (m.i0 + m.w as i32 - 1, m.j0 + m.h as i32 - 1);
-        *e = Some(e.map_or([m.i0, m.j0, i1, j1], |[a, b, c, d]| {
-            [a.min(m.i0), b.min(m.j0), c.max(i1), d.max(j1)]
-        }));
-    }
-    let has_blocked: Vec<bool> = {
-        let mut v = vec![false; groups];
-        for (piece, m) in pieces.iter().zip(masks.iter()) {
-            v[piece.patch as usize] |= m.any_blocked();
-        }
-        v
-    };
-    // Each such group's blocked cells on one dense grid over its extent.
-    let mut shared: Vec<Option<CellMask>> = (0..groups)
-        .map(|g| {
-            let [i0, j0, i1, j1] = extent[g].filter(|_| has_blocked[g])?;
-            let (w, h) = ((i1 - i0 + 1) as usize, (j1 - j0 + 1) as usize);
-            Some(CellMask {
-                i0,
-                j0,
-                w,
-                h,
-                blocked: vec![false; w * h],
-            })
-        })
-        .collect();
+    // The pieces of each group together (stable: by group, then index).
+    let mut order: Vec<usize> = (0..pieces.len()).collect();
+    order.sort_by_key(|&p| pieces[p].patch);
     let at = |g: &CellMask, m: &CellMask, k: usize| {
         let (i, j) = (m.i0 + (k % m.w) as i32, m.j0 + (k / m.w) as i32);
         (j - g.j0) as usize * g.w + (i - g.i0) as usize
     };
-    for (piece, m) in pieces.iter().zip(masks.iter()) {
-        if let Some(g) = &mut shared[piece.patch as usize] {
+    for group in order.chunk_by(|&a, &b| pieces[a].patch == pieces[b].patch) {
+        if group.len() < 2 || !group.iter().any(|&p| masks[p].any_blocked()) {
+            continue;
+        }
+        // The group's blocked cells on one grid over the cells its pieces'
+        // masks cover (one group at a time: memory for one grid).
+        let (mut lo, mut hi) = ([i32::MAX; 2], [i32::MIN; 2]);
+        for &p in group {
+            let m = &masks[p];
+            lo = [lo[0].min(m.i0), lo[1].min(m.j0)];
+            hi = [hi[0].max(m.i0 + m.w as i32 - 1), hi[1].max(m.j0 + m.h as i32 - 1)];
+        }
+        let (w, h) = ((hi[0] - lo[0] + 1) as usize, (hi[1] - lo[1] + 1) as usize);
+        let mut shared = CellMask {
+            i0: lo[0],
+            j0: lo[1],
+            w,
+            h,
+            blocked: vec![false; w * h],
+        };
+        for &p in group {
+            let m = &masks[p];
             for k in (0..m.blocked.len()).filter(|&k| m.blocked[k]) {
-                let cell = at(g, m, k);
-                g.blocked[cell] = true;
+                let cell = at(&shared, m, k);
+                shared.blocked[cell] = true;
             }
         }
-    }
-    for (piece, m) in pieces.iter().zip(masks.iter_mut()) {
-        if let Some(g) = &shared[piece.patch as usize] {
+        for &p in group {
+            let m = &mut masks[p];
             for k in 0..m.blocked.len() {
-                m.blocked[k] |= g.blocked[at(g, m, k)];
+                m.blocked[k] |= shared.blocked[at(&shared, m, k)];
             }
         }
     }
