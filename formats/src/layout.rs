@@ -6,9 +6,9 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// First four bytes of every walksurf file.
 pub const MAGIC: [u8; 4] = *b"WSRF";
 /// Major format version: a reader refuses any other major version.
-pub const FORMAT_MAJOR: u16 = 1;
+pub const FORMAT_MAJOR: u16 = 2;
 /// Minor format version: additions a version-1 reader may ignore.
-pub const FORMAT_MINOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 0;
 /// Layout version of the precision data. A file whose precision layout is
 /// unknown still opens; queries that need a precision bound fall back.
 pub const PRECISION_LAYOUT_VERSION: u16 = 2;
@@ -354,11 +354,13 @@ pub struct CertIndexHeader {
 }
 const _: () = assert!(size_of::<CertIndexHeader>() == 8);
 
-/// A flat-floor certificate of one cell: over the cell grown by the largest
-/// agent radius, the plane `z = a·x + b·y + k` (tile frame) lies inside one
-/// piece (with the edge band to spare), and no other geometry reaches above
-/// the plane below `clear_z`. A query inside the cell whose agent stays
-/// below `clear_z` touches nothing but this plane.
+/// A flat-floor certificate of one cell: the plane `z = a·x + b·y + k`
+/// (tile frame) is the walkable surface where a capsule centred in the
+/// cell's covered sub-cells first meets it ([`Cert::cover`]), and over the
+/// cell grown by the largest agent radius no other geometry reaches above
+/// the plane below `clear_z` but the listed footprints. A query there
+/// whose agent stays below `clear_z` and clear of the footprints touches
+/// nothing but this plane.
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Cert {
@@ -369,16 +371,66 @@ pub struct Cert {
     /// Lowest z (tile frame) of any other geometry over the grown cell,
     /// besides the listed walls.
     pub clear_z: F32,
-    /// Exactly vertical walls over the grown cell that do not count in
-    /// `clear_z`: `walls & 0xFFFF` is the first [`CertWall`] of the tile's
-    /// wall list, `walls >> 16` the count. A query stays clear of each by
-    /// more than its radius plus the wall's `err_cm`, or takes the full path.
+    /// Footprints over the grown cell that do not count in `clear_z`:
+    /// `walls & 0xFFFF` is the first [`CertWall`] of the tile's list,
+    /// `walls >> 16` the count ([`Cert::wall_range`]). A query checks each
+    /// (see [`CertWall`]), or takes the full path.
     pub walls: U32,
+    /// Where the plane holds: bit `2·j + i` covers quarter `(i, j)` of the
+    /// cell (20 cm each, [`CERT_SUBCELLS`]): a capsule whose axis is in it
+    /// first meets the plane where the plane's pieces are
+    /// ([`Cert::covers_at`]). Bit 16 ([`CERT_FOOTPRINT`]): they cover the
+    /// whole cell grown by `max_agent_radius_cm`, the footprint of any
+    /// capsule centred in it (a sweep may use it).
+    pub cover: U32,
 }
 
-/// An exactly vertical wall as a certificate lists it: its XY footprint
-/// segment (tile frame, cm) and how far the true triangle may lie from the
-/// vertical plane through it.
+/// Sub-cells (quarters) per certificate cell edge ([`Cert::cover`]).
+pub const CERT_SUBCELLS: usize = 2;
+/// [`Cert::cover`] bit: the plane covers the whole grown cell.
+pub const CERT_FOOTPRINT: u32 = 1 << 16;
+/// Every sub-cell bit of [`Cert::cover`].
+pub const CERT_ALL_SUBCELLS: u32 = (1 << (CERT_SUBCELLS * CERT_SUBCELLS)) - 1;
+
+impl Cert {
+    /// The range of the tile's [`CertWall`]s this certificate lists.
+    #[inline]
+    pub fn wall_range(&self) -> std::ops::Range<usize> {
+        let w = self.walls.get() as usize;
+        let start = w & 0xFFFF;
+        start..start + (w >> 16)
+    }
+
+    /// The plane's slope `|∇z|`.
+    #[inline]
+    pub fn slope(&self) -> f64 {
+        let (a, b) = (self.a.get() as f64, self.b.get() as f64);
+        (a * a + b * b).sqrt()
+    }
+
+    /// Whether the plane covers the whole grown cell ([`CERT_FOOTPRINT`]).
+    #[inline]
+    pub fn covers_footprint(&self) -> bool {
+        self.cover.get() & CERT_FOOTPRINT != 0
+    }
+
+    /// Whether a query whose axis is at `(u, v)` cm from the cell's low
+    /// corner (each in `[0, CERT_CELL_CM)`) lies in a covered sub-cell.
+    #[inline]
+    pub fn covers_at(&self, u: f64, v: f64) -> bool {
+        let k = CERT_SUBCELLS as f64 / CERT_CELL_CM;
+        let last = CERT_SUBCELLS - 1;
+        // (Saturating casts: a value just off the cell takes the edge's.)
+        let (i, j) = (((u * k) as usize).min(last), ((v * k) as usize).min(last));
+        self.cover.get() >> (CERT_SUBCELLS * j + i) & 1 != 0
+    }
+}
+
+/// A footprint a certificate lists: an XY segment (tile frame, cm), how
+/// far from it the primitive's footprint reaches (`err_cm`; near 0 for an
+/// exactly vertical wall), and how far the primitive rises above the
+/// certificate's plane at most (`rise_cm`, measured vertically; negative:
+/// wholly below it).
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct CertWall {
@@ -387,9 +439,62 @@ pub struct CertWall {
     pub x1: F32,
     pub y1: F32,
     pub err_cm: F32,
+    pub rise_cm: F32,
 }
-const _: () = assert!(size_of::<CertWall>() == 20);
-const _: () = assert!(size_of::<Cert>() == 24);
+const _: () = assert!(size_of::<CertWall>() == 24);
+
+impl CertWall {
+    /// Whether a vertical line (`r = 0`) or capsule (bottom sphere radius
+    /// `r`) whose axis is at `p` (tile frame, cm), moving down onto the
+    /// certificate's plane of slope `slope` (`|∇z|`), first touches the
+    /// plane rather than this footprint, with `margin` cm to spare on every
+    /// distance.
+    ///
+    /// A footprint farther from the axis than `r` is never touched. A
+    /// nearer one is touched first only if it rises above the sphere's
+    /// lower surface when the sphere rests on the plane: over a point `d`
+    /// from the axis that surface lies at least `f(d) = r·√(1+s²) −
+    /// √(r²−d²) − s·d` above the plane, which is 0 at the contact offset
+    /// `d₀ = r·s/√(1+s²)` and grows beyond. So one whose points lie at least
+    /// `D ≥ d₀` from the axis passes if it rises less than `f(D)`, and one
+    /// wholly below the plane always does.
+    #[inline]
+    pub fn passes(&self, p: [f64; 2], r: f64, slope: f64, margin: f64) -> bool {
+        let (a, b) = (
+            [self.x0.get() as f64, self.y0.get() as f64],
+            [self.x1.get() as f64, self.y1.get() as f64],
+        );
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len2 = ex * ex + ey * ey;
+        let t = if len2 > 0.0 {
+            (((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (dx, dy) = (a[0] + t * ex - p[0], a[1] + t * ey - p[1]);
+        let dist2 = dx * dx + dy * dy;
+        let err = self.err_cm.get() as f64 + margin;
+        let need = r + err;
+        if !need.is_finite() {
+            return false;
+        }
+        if dist2 > need * need {
+            return true;
+        }
+        let rise = self.rise_cm.get() as f64 + margin;
+        if rise < 0.0 {
+            return true; // (false for NaN)
+        }
+        // Nearest (cm) any of its points may be, past the contact offset.
+        let near = dist2.sqrt() - err;
+        let root = (1.0 + slope * slope).sqrt();
+        if !(rise < r && near >= r * slope / root) {
+            return false;
+        }
+        rise < r * root - (r * r - near * near).max(0.0).sqrt() - slope * near
+    }
+}
+const _: () = assert!(size_of::<Cert>() == 28);
 
 /// Rounds `offset` up to the section alignment.
 pub const fn align_up(offset: usize, align: usize) -> usize {

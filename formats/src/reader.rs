@@ -459,9 +459,7 @@ impl<'a> TileView<'a> {
     /// certificate must then not be used).
     #[inline]
     pub fn cert_walls_of(&self, cert: &Cert) -> Option<&'a [CertWall]> {
-        let w = cert.walls.get() as usize;
-        let (start, count) = (w & 0xFFFF, w >> 16);
-        self.cert_walls.get(start..start + count)
+        self.cert_walls.get(cert.wall_range())
     }
 
     /// The tile origin in world cm.

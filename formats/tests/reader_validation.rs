@@ -182,8 +182,8 @@ fn every_header_and_table_byte_is_checked() {
         let want = match i {
             0..4 => FormatError::BadMagic,
             4..6 => FormatError::UnsupportedVersion {
-                found: 1 ^ if i == 4 { 0xFF } else { 0xFF00 },
-                supported: 1,
+                found: FORMAT_MAJOR ^ if i == 4 { 0xFF } else { 0xFF00 },
+                supported: FORMAT_MAJOR,
             },
             6..64 => FormatError::HeaderChecksum,
             _ => FormatError::SectionTableChecksum,
@@ -207,8 +207,11 @@ fn header_fields_behind_the_checksum() {
     assert_eq!(with(&|h| h.tile_size_cm.set(f32::NAN)), bad_constants);
     assert_eq!(with(&|h| h.vertex_steps_per_cm.set(512)), bad_constants);
     assert_eq!(
-        with(&|h| h.format_major.set(2)),
-        Err(FormatError::UnsupportedVersion { found: 2, supported: 1 })
+        with(&|h| h.format_major.set(FORMAT_MAJOR + 1)),
+        Err(FormatError::UnsupportedVersion {
+            found: FORMAT_MAJOR + 1,
+            supported: FORMAT_MAJOR
+        })
     );
     assert_eq!(
         with(&|h| h.section_count.set(0)),

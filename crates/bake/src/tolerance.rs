@@ -14,6 +14,10 @@ pub const FLAT_NORMAL_TOL_RAD: f64 = 2e-4;
 /// Extra inset a certified floor must have from its piece's edges: the
 /// runtime's edge band (quantisation of the piece's vertices). [Units: cm]
 pub const CERT_BAND_CM: f64 = 0.005;
+/// How far above a capsule resting on a certified floor (its plane plus the
+/// largest agent's height) a certificate still lists primitives by their
+/// footprints; higher ones bound its clearance instead. [Units: cm]
+pub const CERT_LIST_SLACK_CM: f64 = 50.0;
 /// Headroom: geometry at most this high above a piece's plane is the
 /// piece's own edge or a coplanar neighbour (plane fits and quantisation
 /// differ by far less), not something over it. [Units: cm]

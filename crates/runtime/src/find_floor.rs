@@ -30,7 +30,7 @@ use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
 use crate::tolerance::*;
-use walksurf_format::TILE_SIZE_CM;
+use walksurf_format::{CERT_CELL_CM, TILE_SIZE_CM};
 
 /// Pieces whose edges one capsule query defers until every face contact is
 /// known (more are looked at straight away).
@@ -521,29 +521,22 @@ pub(crate) fn tile_coord(v: f64) -> Option<i32> {
     Some(if (t as f64) > q { t - 1 } else { t })
 }
 
-/// Whether the vertical line (`r = 0`) or capsule axis at `(x, y)` stays
-/// farther than `r` from every exactly vertical wall the certificate lists
-/// (then vertical motion never touches them). A corrupt list: no.
+/// Whether a vertical line (`r = 0`) or capsule (bottom sphere radius `r`)
+/// at `(x, y)`, moving down onto the certificate's plane, meets none of the
+/// footprints it lists before the plane ([`walksurf_format::CertWall::passes`]).
+/// A corrupt list: no.
 fn clear_of_walls(f: &Frame<'_>, cert: &walksurf_format::Cert, x: f64, y: f64, r: f64) -> bool {
     let Some(walls) = f.tile.cert_walls_of(cert) else {
         return false;
     };
-    walls.iter().all(|w| {
-        let (a, b) = (
-            [w.x0.get() as f64, w.y0.get() as f64],
-            [w.x1.get() as f64, w.y1.get() as f64],
-        );
-        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-        let len2 = ex * ex + ey * ey;
-        let s = if len2 > 0.0 {
-            (((x - a[0]) * ex + (y - a[1]) * ey) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let (dx, dy) = (a[0] + s * ex - x, a[1] + s * ey - y);
-        let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
-        need.is_finite() && dx * dx + dy * dy > need * need
-    })
+    let slope = cert.slope();
+    walls.iter().all(|w| w.passes([x, y], r, slope, Z_MARGIN_CM))
+}
+
+/// `(x, y)` (frame cm) relative to the low corner of certificate cell `cell`.
+#[inline]
+fn in_cell(cell: (usize, usize), x: f64, y: f64) -> (f64, f64) {
+    (x - cell.0 as f64 * CERT_CELL_CM, y - cell.1 as f64 * CERT_CELL_CM)
 }
 
 /// The fast path of a line trace: a certificate of the cell proves the
@@ -561,8 +554,14 @@ fn certified_line(
     let Some(cell) = f.cert_cell(x, y) else {
         return Ok(None);
     };
+    let (u, v) = in_cell(cell, x, y);
     let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
-    for cert in f.tile.certs_in_cell(cell.0, cell.1) {
+    for cert in f
+        .tile
+        .certs_in_cell(cell.0, cell.1)
+        .iter()
+        .filter(|c| c.covers_at(u, v))
+    {
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
         let Some(z_err) = f.cert_z_err(cert, cell, 0.0)? else {
             return Ok(None);
@@ -603,8 +602,14 @@ fn certified_capsule(
     let Some(cell) = f.cert_cell(c[0], c[1]) else {
         return Ok(None);
     };
+    let (u, v) = in_cell(cell, c[0], c[1]);
     let mut best: Option<(f64, f64, &walksurf_format::Cert)> = None;
-    for cert in f.tile.certs_in_cell(cell.0, cell.1) {
+    for cert in f
+        .tile
+        .certs_in_cell(cell.0, cell.1)
+        .iter()
+        .filter(|c| c.covers_at(u, v))
+    {
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
         let Some(z_err) = f.cert_z_err(cert, cell, r)? else {
             return Ok(None);

@@ -69,13 +69,12 @@ pub(crate) fn piece_z_err_reference(
 /// `r` (plus the edge band). `Ok(None)`: there is none, the certificate
 /// is not borne out (take the full path).
 ///
-/// Why those pieces: the bake certifies a cell only when the cell grown by
-/// the largest agent radius (plus a margin wider than the band) is covered
-/// by pieces with one stored plane *and* one stored bound, and no other
-/// piece with that plane meets it. So on a consistent file every piece
-/// found here is one the certificate's bound was copied from, and the
-/// maximum is that bound, bit for bit; and they are all the certified
-/// plane's pieces the query can reach.
+/// Why those pieces: the bake certifies a plane in a cell only where one of
+/// its pieces meets the cell, and not where a piece with the same stored
+/// plane but another stored bound meets the cell grown by the largest agent
+/// radius (plus a margin wider than the band). So on a consistent file every
+/// piece found here is one the certificate's bound was copied from, and the
+/// maximum is that bound, bit for bit.
 pub(crate) fn cert_z_err_reference(
     f: &Frame<'_>,
     cert: &Cert,

@@ -186,7 +186,9 @@ fn certified_sweep(
         f.cert_z_err(cert, cell, r).map(|e| e.map(|e| e + Z_MARGIN_CM))
     };
     let mut start: Option<(&walksurf_format::Cert, f64)> = None;
-    for cert in f.tile.certs_in_cell(i0, j0) {
+    // (A certificate whose plane covers only where a contact can fall says
+    // nothing about the rest of a capsule's footprint.)
+    for cert in f.tile.certs_in_cell(i0, j0).iter().filter(|c| c.covers_footprint()) {
         let Some(e) = err(cert, (i0, j0))? else {
             return Ok(None);
         };
@@ -208,7 +210,12 @@ fn certified_sweep(
     };
     for j in j0.min(j1)..=j0.max(j1) {
         for i in i0.min(i1)..=i0.max(i1) {
-            let Some(cert) = f.tile.certs_in_cell(i, j).iter().find(same_plane) else {
+            let Some(cert) = f
+                .tile
+                .certs_in_cell(i, j)
+                .iter()
+                .find(|c| c.covers_footprint() && same_plane(c))
+            else {
                 return Ok(None);
             };
             // (Each cell's certificate bounds the plane's error there.)

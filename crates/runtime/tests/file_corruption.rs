@@ -196,7 +196,13 @@ fn every_header_byte_is_checked() {
         let err = Surface::from_bytes(&b).expect_err("corrupt header opened");
         let ok = match i {
             0..4 => err == FormatError::BadMagic,
-            4..6 => matches!(err, FormatError::UnsupportedVersion { supported: 1, .. }),
+            4..6 => matches!(
+                err,
+                FormatError::UnsupportedVersion {
+                    supported: walksurf_format::FORMAT_MAJOR,
+                    ..
+                }
+            ),
             _ => err == FormatError::HeaderChecksum,
         };
         assert!(ok, "header byte {i}: {err:?}");
@@ -274,12 +280,19 @@ fn random_flips_inside_each_section() {
 #[test]
 fn version_skew() {
     let f = fixture();
-    let b = with_header(&f.bytes, |h| h.format_major.set(2));
-    let err = Surface::from_bytes(&b).expect_err("major 2 opened");
-    assert_eq!(err, FormatError::UnsupportedVersion { found: 2, supported: 1 });
+    let major = walksurf_format::FORMAT_MAJOR;
+    let b = with_header(&f.bytes, |h| h.format_major.set(major + 1));
+    let err = Surface::from_bytes(&b).expect_err("next major opened");
+    assert_eq!(
+        err,
+        FormatError::UnsupportedVersion {
+            found: major + 1,
+            supported: major
+        }
+    );
     let msg = err.to_string();
-    assert!(msg.contains('2') && msg.contains('1'), "{msg}");
-    assert!(msg.contains("2.x") && msg.contains("1.x"), "{msg}");
+    let (found, supported) = (format!("{}.x", major + 1), format!("{major}.x"));
+    assert!(msg.contains(&found) && msg.contains(&supported), "{msg}");
 
     // A minor version bump still opens and answers the same.
     let clean = Surface::from_bytes(&f.bytes).expect("clean");

@@ -2,31 +2,46 @@
 //! 40 cm cell of a tile, the flat floors a query there can trust without
 //! looking at anything else.
 //!
-//! A cell gets a certificate for a plane when the cell grown by the largest
-//! agent radius (plus the edge band) is covered by pieces carrying exactly
-//! that stored plane (the pieces of one flat group), and every other
-//! primitive whose footprint meets the grown cell lies wholly above the
-//! plane: `clear_z` is the lowest of them. The layout stage adds the
-//! group's seams ([`rough_seams`](crate::stage::coplanar_merge::rough_seams))
-//! as such primitives: where the group is not one surface, no certificate
-//! answers within reach (a thin seam is listed like a wall). Then a capsule
-//! (or a vertical line) inside the cell that stays below `clear_z` can touch
-//! only P's plane, and the runtime answers with one plane evaluation.
-//! Certificates use the stored (`f32`) plane and its stored error bound, so
-//! the runtime's arithmetic is the one certified.
+//! A cell gets a certificate for a plane where pieces carrying exactly that
+//! stored plane (the pieces of one flat group) cover the places a capsule
+//! centred in the cell first touches it: under its centre, shifted up the
+//! slope by at most `R·∇/√(1 + |∇|²)` (a sphere's contact point on the
+//! plane), plus the edge band. Covered for the whole cell, or else for some
+//! of its quarters (each held by one piece); a query checks its quarter.
+//! Where the cell grown by the largest agent radius is covered too, the
+//! certificate says so (a sweep needs the whole footprint).
+//!
+//! Every other primitive whose footprint meets the grown cell is either
+//! wholly below the plane (never touched before it), listed, or above the
+//! clearance `clear_z` (the lowest of the rest). Up to [`MAX_CERT_WALLS`]
+//! of the lowest are listed by their footprints (a segment and a width:
+//! [`footprint`]) and how far they rise above the plane: a vertically
+//! moving capsule farther from a footprint than its radius never touches
+//! it, and one that rises less than the sphere's lower surface over it
+//! when the sphere rests on the plane is touched after the plane (the
+//! runtime's `clear_of_walls`). Footprints merge when one segment holds
+//! both (a wall of many triangles). The layout stage adds the group's seams
+//! ([`rough_seams`](crate::stage::coplanar_merge::rough_seams)) as such
+//! primitives: where the group is not one surface, no certificate answers
+//! within reach. Certificates use the stored (`f32`) plane and its stored
+//! error bound, so the runtime's arithmetic is the one certified.
 //!
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
 use crate::geom::{clipped_area, convex_overlap_area, polygon_area, signed_area2, xy_box};
 use rayon::prelude::*;
-use walksurf_format::{CERT_CELL_CM, CERT_CELLS, Cert, CertWall};
+use walksurf_format::zerocopy::IntoBytes;
+use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_FOOTPRINT, CERT_SUBCELLS, Cert, CertWall};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
 /// A certificate whose clearance above its plane is below this is useless
 /// (no capsule fits) and not stored. [Units: cm]
 const MIN_CLEARANCE_CM: f64 = 1.0;
+/// The same for a certificate of some quarters of a cell only: room for a
+/// capsule of twice the default agent radius. [Units: cm]
+const PART_MIN_CLEARANCE_CM: f64 = 84.0;
 /// Largest area of the grown cell the plane's pieces may leave uncovered
 /// (cracks where pieces meet at T-junctions and rounding): a hole this small
 /// (≤ 0.3 mm across) tilts a 20 cm sphere's contact normal by < 1e-3 and
@@ -34,13 +49,14 @@ const MIN_CLEARANCE_CM: f64 = 1.0;
 const MAX_UNCOVERED_CM2: f64 = 1e-3;
 /// Most pieces one certificate's coverage may take (pairwise checked).
 const MAX_COVER_PIECES: usize = 24;
-/// Most walls one certificate lists.
-const MAX_CERT_WALLS: usize = 4;
-/// A blocker whose footprint lies within this of a segment is a vertical
-/// wall. [Units: cm]
-const WALL_FLAT_CM: f64 = 0.002;
-/// Error added to a listed wall for its vertices' quantisation and the
-/// `f32` storage of its segment. [Units: cm]
+/// Most footprints one certificate lists.
+const MAX_CERT_WALLS: usize = 8;
+/// How much farther than the wider of two footprints one that holds both
+/// may reach for them to be listed as one (a wall of many triangles
+/// becomes one). [Units: cm]
+const MERGE_GROWTH_CM: f64 = 0.5;
+/// Error added to a listed footprint for the `f32` storage of its segment.
+/// [Units: cm]
 const WALL_STORE_ERR_CM: f64 = 0.003;
 /// Primitives reaching within this of the plane from below count as above
 /// it. [Units: cm]
@@ -57,6 +73,19 @@ pub struct CertPrim {
     pub plane: Option<([f64; 3], f64)>,
 }
 
+/// How far certificates must hold.
+#[derive(Clone, Copy, Debug)]
+pub struct CertReach {
+    /// The largest agent radius: a query's footprint is its cell grown by
+    /// this. [Units: cm]
+    pub reach_cm: f64,
+    /// Primitives starting more than this above the plane go to the
+    /// clearance, lower ones are listed first. [Units: cm]
+    pub list_height_cm: f64,
+    /// The runtime's edge band (piece outlines are rounded). [Units: cm]
+    pub band_cm: f64,
+}
+
 /// The fields of a primitive the cell loop reads.
 struct Hot {
     bbox: ([f64; 2], [f64; 2]),
@@ -68,12 +97,21 @@ struct Hot {
     plane_id: u32,
     /// Area of its footprint.
     area: f64,
+    /// For pieces: how far a capsule's first contact with its plane may lie
+    /// from the capsule's axis, per axis, below and above (0 for blockers).
+    grow_lo: [f64; 2],
+    grow_hi: [f64; 2],
 }
 
 /// Per-cell offsets (`CERT_CELLS² + 1`), the certificates (each cell's
 /// sorted by plane height at the cell centre) and the walls they list.
-pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32>, Vec<Cert>, Vec<CertWall>) {
-    let walls_of: Vec<Option<CertWall>> = prims.iter().map(vertical_wall).collect();
+pub fn certificates(prims: &[CertPrim], reach: CertReach) -> (Vec<u32>, Vec<Cert>, Vec<CertWall>) {
+    let CertReach {
+        reach_cm,
+        list_height_cm,
+        band_cm,
+    } = reach;
+    let footprints: Vec<Option<Foot>> = prims.iter().map(|p| footprint(p, band_cm)).collect();
     let n = CERT_CELLS;
     // (Truncation is the floor here: negatives clamp to 0 first; NaN gives 0.)
     let cell_of = |v: f64| ((v / CERT_CELL_CM).max(0.0) as usize).min(n - 1);
@@ -96,6 +134,8 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
                 None => u32::MAX,
             },
             area: polygon_area(&p.xy),
+            grow_lo: contact_offset(p, reach_cm).map(|u| u.min(0.0)),
+            grow_hi: contact_offset(p, reach_cm).map(|u| u.max(0.0)),
         })
         .collect();
     // Bucket by the cells whose grown square the primitive's box meets (a
@@ -156,11 +196,12 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     let grid = Grid {
         prims,
         hot: &hot,
-        walls_of: &walls_of,
+        footprints: &footprints,
         starts: &starts,
         members_of: &members_of,
         plane_box: &plane_box,
         reach_cm,
+        list_height_cm,
         band_cm,
     };
     // Bands of rows in parallel (they share nothing), joined in order; each
@@ -183,7 +224,7 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
         let (base_cert, base_wall) = (certs.len() as u32, walls.len() as u32);
         offsets.extend(band.offsets.iter().map(|o| o + base_cert));
         certs.extend(band.certs.into_iter().map(|mut c| {
-            if c.walls.get() != 0 {
+            if !c.wall_range().is_empty() {
                 c.walls = (c.walls.get() + base_wall).into();
             }
             c
@@ -192,6 +233,24 @@ pub fn certificates(prims: &[CertPrim], reach_cm: f64, band_cm: f64) -> (Vec<u32
     }
     offsets.push(certs.len() as u32);
     (offsets, certs, walls)
+}
+
+/// Where a sphere of radius `reach_cm` resting on a piece's plane touches
+/// it, from its centre (XY): `R·(a, b)/√(1 + a² + b²)` up the slope
+/// (smaller spheres touch between there and the centre). 0 for blockers.
+fn contact_offset(p: &CertPrim, reach_cm: f64) -> [f64; 2] {
+    match p.plane {
+        Some(([a, b, _], _)) => [a, b].map(|g| reach_cm * g / (1.0 + a * a + b * b).sqrt()),
+        None => [0.0; 2],
+    }
+}
+
+/// Whether a primitive's footprint meets a cell's grown square.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Meets {
+    Unknown,
+    Yes,
+    No,
 }
 
 /// Rows of cells per parallel task.
@@ -209,13 +268,14 @@ struct Band {
 struct Grid<'a> {
     prims: &'a [CertPrim],
     hot: &'a [Hot],
-    walls_of: &'a [Option<CertWall>],
+    footprints: &'a [Option<Foot>],
     /// Cell `c`'s primitives: `members_of[starts[c]..starts[c + 1]]`.
     starts: &'a [u32],
     members_of: &'a [u32],
     /// Per plane, the union of its pieces' boxes.
     plane_box: &'a [([f64; 2], [f64; 2])],
     reach_cm: f64,
+    list_height_cm: f64,
     band_cm: f64,
 }
 
@@ -225,22 +285,26 @@ impl Grid<'_> {
         let Grid {
             prims,
             hot,
-            walls_of,
+            footprints,
             starts,
             members_of,
             plane_box,
             reach_cm,
+            list_height_cm,
             band_cm,
         } = *self;
         let n = CERT_CELLS;
-        let mut seen_in = vec![u32::MAX; plane_box.len()];
         let mut offsets = Vec::with_capacity(rows.len() * n);
         let mut certs = Vec::new();
         let mut walls: Vec<CertWall> = Vec::new();
-        let mut listed: Vec<CertWall> = Vec::new();
+        let mut listed: Vec<Foot> = Vec::new();
+        let mut stored: Vec<CertWall> = Vec::new();
+        let mut shared: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         let mut parts: Vec<u32> = Vec::new();
-        let mut distinct: Vec<u32> = Vec::new();
+        let mut by_plane: Vec<(u32, u32)> = Vec::new();
         let mut members: Vec<u32> = Vec::new();
+        let mut meets: Vec<Meets> = Vec::new();
+        let mut all_members: Vec<u32> = Vec::new();
         for y in rows {
             for x in 0..n {
                 offsets.push(certs.len() as u32);
@@ -253,43 +317,94 @@ impl Grid<'_> {
                 let inset = band_cm + CONTAIN_MARGIN_CM;
                 let sq_lo = [g_lo[0] - inset, g_lo[1] - inset];
                 let sq_hi = [g_hi[0] + inset, g_hi[1] + inset];
-                let full = (sq_hi[0] - sq_lo[0]) * (sq_hi[1] - sq_lo[1]);
                 let bucket = &members_of[starts[y * n + x] as usize..starts[y * n + x + 1] as usize];
                 let start = certs.len();
                 // Each distinct stored plane among the bucket's pieces is a
-                // candidate floor, tried in the order of its first piece; one
-                // whose pieces' boxes together miss part of the square cannot
-                // cover it.
-                let cell = (y * n + x) as u32;
-                distinct.clear();
-                for &qi in bucket {
-                    let id = hot[qi as usize].plane_id;
-                    if let Some(seen) = seen_in.get_mut(id as usize)
-                        && *seen != cell
-                    {
-                        *seen = cell;
-                        distinct.push(qi);
-                    }
-                }
-                for &first in &distinct {
-                    let id = hot[first as usize].plane_id;
-                    let (plo, phi) = plane_box[id as usize];
-                    if plo[0] > sq_lo[0] || plo[1] > sq_lo[1] || phi[0] < sq_hi[0] || phi[1] < sq_hi[1] {
-                        continue;
-                    }
-                    let Some(plane) = prims[first as usize].plane else {
+                // candidate floor (its pieces in bucket order); one whose
+                // pieces' boxes miss the cell's sub-cells cannot cover any.
+                by_plane.clear();
+                // (Only pieces whose boxes meet the cell grown by their
+                // plane's contact offset count here.)
+                by_plane.extend(
+                    bucket
+                        .iter()
+                        .filter(|&&qi| {
+                            let h = &hot[qi as usize];
+                            let (plo, phi) = h.bbox;
+                            h.plane_id != u32::MAX
+                                && (0..2).all(|k| {
+                                    plo[k] <= c_hi[k] + h.grow_hi[k] + inset && phi[k] >= c_lo[k] + h.grow_lo[k] - inset
+                                })
+                        })
+                        .map(|&qi| (hot[qi as usize].plane_id, qi)),
+                );
+                by_plane.sort_by_key(|&(id, _)| id);
+                meets.clear();
+                meets.resize(bucket.len(), Meets::Unknown);
+                for group in by_plane.chunk_by(|p, q| p.0 == q.0) {
+                    let (id, first) = group[0];
+                    let Some(([a, b, k], z_err)) = prims[first as usize].plane else {
                         continue;
                     };
+                    let (plo, phi) = plane_box[id as usize];
+                    let span = |k: usize| phi[k].min(c_hi[k]) - plo[k].max(c_lo[k]);
+                    if span(0) < CERT_CELL_CM / CERT_SUBCELLS as f64 || span(1) < CERT_CELL_CM / CERT_SUBCELLS as f64 {
+                        continue;
+                    }
                     members.clear();
-                    members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
-                    let ([a, b, k], z_err) = plane;
-                    // Cheap first: the plane's pieces' boxes must cover the
-                    // square's area at least.
-                    let box_cover: f64 = members
-                        .iter()
-                        .map(|&qi| box_overlap_area(hot[qi as usize].bbox, (sq_lo, sq_hi)))
-                        .sum();
-                    if box_cover < full - MAX_UNCOVERED_CM2 {
+                    members.extend(group.iter().map(|&(_, qi)| qi));
+                    let g2 = a * a + b * b;
+                    // Covered over the whole grown square (a sweep may use
+                    // it), or at least where a capsule centred in the cell
+                    // (else in some of its quarters) first meets the plane:
+                    // under its centre, shifted up the slope by up to
+                    // `R·(a, b)/√(1 + a² + b²)` (the contact point of a
+                    // sphere of radius up to R resting on the plane).
+                    let (grow_lo, grow_hi) = (
+                        hot[first as usize].grow_lo.map(|u| u - inset),
+                        hot[first as usize].grow_hi.map(|u| u + inset),
+                    );
+                    let contact = |lo: [f64; 2], size: f64| {
+                        (
+                            [lo[0] + grow_lo[0], lo[1] + grow_lo[1]],
+                            [lo[0] + size + grow_hi[0], lo[1] + size + grow_hi[1]],
+                        )
+                    };
+                    let mut covers = |lo: [f64; 2], size: f64| {
+                        let (lo, hi) = contact(lo, size);
+                        self.covers(id, &members, &mut parts, lo, hi)
+                    };
+                    let cover = if covers(c_lo, CERT_CELL_CM) {
+                        // (All the plane's pieces over the grown square.)
+                        all_members.clear();
+                        all_members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
+                        if self.covers(id, &all_members, &mut parts, sq_lo, sq_hi) {
+                            CERT_FOOTPRINT | CERT_ALL_SUBCELLS
+                        } else {
+                            CERT_ALL_SUBCELLS
+                        }
+                    } else {
+                        // Else its quarters, each held by one piece (cheap:
+                        // no areas), of the pieces whose boxes could.
+                        let sub = CERT_CELL_CM / CERT_SUBCELLS as f64;
+                        let least = |k: usize| sub + grow_hi[k] - grow_lo[k];
+                        members.retain(|&qi| {
+                            let (plo, phi) = hot[qi as usize].bbox;
+                            let span = |k: usize| phi[k].min(c_hi[k] + grow_hi[k]) - plo[k].max(c_lo[k] + grow_lo[k]);
+                            span(0) >= least(0) && span(1) >= least(1)
+                        });
+                        let mut mask = 0;
+                        for j in 0..CERT_SUBCELLS {
+                            for i in 0..CERT_SUBCELLS {
+                                let (lo, hi) = contact([c_lo[0] + i as f64 * sub, c_lo[1] + j as f64 * sub], sub);
+                                if self.one_covers(&members, lo, hi) {
+                                    mask |= 1 << (CERT_SUBCELLS * j + i);
+                                }
+                            }
+                        }
+                        mask
+                    };
+                    if cover == 0 {
                         continue;
                     }
                     let corners = [
@@ -301,71 +416,123 @@ impl Grid<'_> {
                     let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
                     let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
                     let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
-                    // The square must be covered by the plane's pieces: they are
-                    // disjoint, so their clipped areas must add up to its own.
-                    parts.clear();
-                    let mut covered = 0.0;
-                    for &qi in &members {
+                    // Another piece carrying the plane with another bound
+                    // would make the runtime's recomputed bound differ.
+                    if bucket.iter().any(|&qi| {
                         let h = &hot[qi as usize];
-                        let (plo, phi) = h.bbox;
-                        let area =
-                            if plo[0] >= sq_lo[0] && plo[1] >= sq_lo[1] && phi[0] <= sq_hi[0] && phi[1] <= sq_hi[1] {
-                                h.area // wholly inside the square
-                            } else if covers_box(&prims[qi as usize].xy, h.orient, sq_lo, sq_hi) {
-                                full // the square wholly inside it
-                            } else {
-                                clipped_area(&prims[qi as usize].xy, sq_lo, sq_hi)
-                            };
-                        if area > 0.0 {
-                            covered += area;
-                            parts.push(qi);
-                        }
-                    }
-                    // Areas add up to coverage only for disjoint pieces: refuse
-                    // overlapping ones (duplicated floors: an overlap could hide a
-                    // hole of the same area), and too many pieces (the pairwise
-                    // check is quadratic).
-                    if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+                        h.plane_id != id
+                            && prims[qi as usize].plane.is_some_and(|(p, _)| p == [a, b, k])
+                            && convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
+                    }) {
                         continue;
                     }
-                    let overlapping = parts.iter().enumerate().any(|(i, &p)| {
-                        parts[i + 1..].iter().any(|&q| {
-                            box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
-                                && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
-                        })
-                    });
-                    if overlapping {
-                        continue;
-                    }
-                    // The clearance: the lowest other primitive over the square.
+                    // The clearance: the lowest other primitive over the
+                    // square, after the lowest few listed by their
+                    // footprints (low ones only: higher ones are better
+                    // left to the clearance).
+                    let list_below = p_max + list_height_cm;
+                    // The plane's lowest point under a footprint.
+                    let low_under = |w: &Foot| z_at(&w.a).min(z_at(&w.b)) - g2.sqrt() * w.err;
+                    // A certificate is worth its bytes only if the largest
+                    // agent centred in some covered quarter gets past every
+                    // footprint (as the runtime checks them): the quarters
+                    // where it still does.
+                    let sub = CERT_CELL_CM / CERT_SUBCELLS as f64;
+                    let slope = g2.sqrt();
+                    let sample = |q: usize| {
+                        let (i, j) = (q % CERT_SUBCELLS, q / CERT_SUBCELLS);
+                        [c_lo[0] + (i as f64 + 0.5) * sub, c_lo[1] + (j as f64 + 0.5) * sub]
+                    };
+                    let mut usable = cover & CERT_ALL_SUBCELLS;
                     let mut clear = f64::INFINITY;
                     listed.clear();
-                    for &qi in bucket {
+                    for (at, &qi) in bucket.iter().enumerate() {
                         let h = &hot[qi as usize];
-                        // The rest start above the clearance: not needed
-                        // (walls there included).
+                        // The rest start above the clearance: not needed.
                         if h.z_lo >= clear {
                             break;
                         }
-                        if h.plane_id == id
-                            || h.z_hi < p_min - BELOW_MARGIN_CM
-                            || !convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
-                        {
+                        if h.plane_id == id || h.z_hi < p_min - BELOW_MARGIN_CM {
                             continue;
                         }
-                        // An exactly vertical wall is never touched by a vertical
-                        // motion that keeps its distance: list it for the query
-                        // to check instead of lowering the clearance.
-                        match walls_of[qi as usize] {
-                            Some(w) if listed.len() < MAX_CERT_WALLS => listed.push(w),
-                            _ => clear = clear.min(h.z_lo),
+                        // (Whether its footprint meets the square: once per
+                        // cell, when first asked.)
+                        if meets[at] == Meets::Unknown {
+                            meets[at] = if convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi) {
+                                Meets::Yes
+                            } else {
+                                Meets::No
+                            };
+                        }
+                        if meets[at] == Meets::No {
+                            continue;
+                        }
+                        // A vertical motion that keeps farther from a
+                        // primitive's footprint than the radius never touches
+                        // it: list it for the query to check instead of
+                        // lowering the clearance.
+                        let at = match footprints[qi as usize] {
+                            Some(w) if h.z_lo <= list_below => {
+                                list_footprint(&mut listed, w.rising(h.z_hi - low_under(&w) + z_err))
+                            }
+                            _ => None,
+                        };
+                        let Some(at) = at else {
+                            clear = clear.min(h.z_lo);
+                            continue;
+                        };
+                        let w = listed[at].stored();
+                        for q in 0..CERT_SUBCELLS * CERT_SUBCELLS {
+                            if usable >> q & 1 != 0 && !w.passes(sample(q), reach_cm, slope, 0.0) {
+                                usable &= !(1 << q);
+                            }
+                        }
+                        if usable == 0 {
+                            break;
                         }
                     }
-                    if clear <= p_max + MIN_CLEARANCE_CM || walls.len() + listed.len() > u16::MAX as usize {
+                    if usable == 0 {
                         continue;
                     }
-                    let first_wall = walls.len();
-                    walls.extend_from_slice(&listed);
+                    // (A cell covered only in part is at a floor's edge or on a step;
+                    // there a certificate is worth its bytes only where a
+                    // standing capsule fits.)
+                    let least = if cover & CERT_ALL_SUBCELLS == CERT_ALL_SUBCELLS {
+                        MIN_CLEARANCE_CM
+                    } else {
+                        PART_MIN_CLEARANCE_CM
+                    };
+                    if clear <= p_max + least || walls.len() + listed.len() > u16::MAX as usize {
+                        continue;
+                    }
+                    stored.clear();
+                    stored.extend(listed.iter().map(Foot::stored));
+                    // Neighbouring cells often list the same footprints:
+                    // one copy serves them all.
+                    let key = {
+                        use std::hash::{Hash, Hasher};
+                        let mut h = std::hash::DefaultHasher::new();
+                        stored.as_bytes().hash(&mut h);
+                        h.finish()
+                    };
+                    let same = |&first: &usize| {
+                        walls
+                            .get(first..first + stored.len())
+                            .is_some_and(|w| w.as_bytes() == stored.as_bytes())
+                    };
+                    let first_wall = match shared.get(&key).filter(|f| same(f)) {
+                        Some(&first) => first,
+                        None => {
+                            shared.insert(key, walls.len());
+                            walls.extend_from_slice(&stored);
+                            walls.len() - stored.len()
+                        }
+                    };
+                    let word = if listed.is_empty() {
+                        0
+                    } else {
+                        (first_wall | (listed.len() << 16)) as u32
+                    };
                     certs.push(Cert {
                         a: (a as f32).into(),
                         b: (b as f32).into(),
@@ -374,12 +541,8 @@ impl Grid<'_> {
                         // Rounded down on purpose: a lower clearance is still
                         // a true bound.
                         clear_z: f32_at_most(clear).into(),
-                        walls: (if listed.is_empty() {
-                            0
-                        } else {
-                            (first_wall | (listed.len() << 16)) as u32
-                        })
-                        .into(),
+                        walls: word.into(),
+                        cover: cover.into(),
                     });
                 }
                 let centre = [c_lo[0] + CERT_CELL_CM / 2.0, c_lo[1] + CERT_CELL_CM / 2.0];
@@ -393,14 +556,90 @@ impl Grid<'_> {
     }
 }
 
-/// A blocker whose XY footprint is a segment (within [`WALL_FLAT_CM`]): its
-/// segment, with an error covering that flatness and `f32` storage.
-fn vertical_wall(p: &CertPrim) -> Option<CertWall> {
-    if p.plane.is_some() || p.xy.len() < 2 {
-        return None;
+impl Grid<'_> {
+    /// Whether one of the pieces `members` holds the whole square.
+    fn one_covers(&self, members: &[u32], lo: [f64; 2], hi: [f64; 2]) -> bool {
+        members.iter().any(|&qi| {
+            let h = &self.hot[qi as usize];
+            let (plo, phi) = h.bbox;
+            plo[0] <= lo[0]
+                && plo[1] <= lo[1]
+                && phi[0] >= hi[0]
+                && phi[1] >= hi[1]
+                && covers_box(&self.prims[qi as usize].xy, h.orient, lo, hi)
+        })
     }
+
+    /// Whether the pieces `members` (those of plane `id` in the cell's
+    /// bucket) cover the square `[lo, hi]`: their boxes reach its sides and
+    /// add up to its area at least (cheap, first), then their clipped
+    /// areas add up to its own and no two overlap (an overlap could hide a
+    /// hole of the same area). `parts` is scratch.
+    fn covers(&self, id: u32, members: &[u32], parts: &mut Vec<u32>, lo: [f64; 2], hi: [f64; 2]) -> bool {
+        let (hot, prims) = (self.hot, self.prims);
+        let (plo, phi) = self.plane_box[id as usize];
+        if plo[0] > lo[0] || plo[1] > lo[1] || phi[0] < hi[0] || phi[1] < hi[1] {
+            return false;
+        }
+        let full = (hi[0] - lo[0]) * (hi[1] - lo[1]);
+        let box_cover: f64 = members
+            .iter()
+            .map(|&qi| box_overlap_area(hot[qi as usize].bbox, (lo, hi)))
+            .sum();
+        if box_cover < full - MAX_UNCOVERED_CM2 {
+            return false;
+        }
+        // One piece holding the whole square is enough.
+        if self.one_covers(members, lo, hi) {
+            return true;
+        }
+        // Else the pieces must be disjoint (checked below) and their
+        // clipped areas add up to the square's.
+        parts.clear();
+        let mut covered = 0.0;
+        for &qi in members {
+            let h = &hot[qi as usize];
+            let (plo, phi) = h.bbox;
+            if phi[0] <= lo[0] || phi[1] <= lo[1] || plo[0] >= hi[0] || plo[1] >= hi[1] {
+                continue; // (its box misses the square)
+            }
+            let area = if plo[0] >= lo[0] && plo[1] >= lo[1] && phi[0] <= hi[0] && phi[1] <= hi[1] {
+                h.area // wholly inside the square
+            } else if covers_box(&prims[qi as usize].xy, h.orient, lo, hi) {
+                full // the square wholly inside it
+            } else {
+                clipped_area(&prims[qi as usize].xy, lo, hi)
+            };
+            if area > 0.0 {
+                covered += area;
+                parts.push(qi);
+            }
+        }
+        // Too many pieces: the pairwise check is quadratic.
+        if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
+            return false;
+        }
+        !parts.iter().enumerate().any(|(i, &p)| {
+            parts[i + 1..].iter().any(|&q| {
+                box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
+                    && convex_overlap_area(&prims[p as usize].xy, &prims[q as usize].xy) > MAX_UNCOVERED_CM2
+            })
+        })
+    }
+}
+
+/// A primitive's footprint as a query sees it: a segment and how far from
+/// it the footprint reaches (plus `band_cm` for a piece's rounded outline).
+/// The segment runs along the direction of the footprint's diameter, at
+/// the middle of its width across: every vertex projects inside the
+/// diameter (a vertex beyond one end would lie farther from the other), so
+/// every vertex, and the convex footprint, lies within half the width of
+/// it. An exactly vertical wall gives its own footprint segment, err near
+/// 0. `None` for an empty or non-finite footprint.
+fn footprint(p: &CertPrim, band_cm: f64) -> Option<Foot> {
     let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
-    let mut ends = (p.xy[0], p.xy[1]);
+    let first = *p.xy.first()?;
+    let mut ends = (first, first);
     for &a in &p.xy {
         for &b in &p.xy {
             if d2(a, b) > d2(ends.0, ends.1) {
@@ -410,20 +649,125 @@ fn vertical_wall(p: &CertPrim) -> Option<CertWall> {
     }
     let (a, b) = ends;
     let len = d2(a, b).sqrt();
-    if len == 0.0 {
-        return None;
+    let band = if p.plane.is_some() { band_cm } else { 0.0 };
+    let foot = if len == 0.0 {
+        Foot {
+            a,
+            b,
+            err: band,
+            rise: f64::INFINITY,
+        }
+    } else {
+        // Signed offsets across the diameter: the segment moves to their
+        // middle.
+        let n = [(a[1] - b[1]) / len, (b[0] - a[0]) / len];
+        let across = |q: &[f64; 2]| (q[0] - a[0]) * n[0] + (q[1] - a[1]) * n[1];
+        let (lo, hi) =
+            p.xy.iter()
+                .map(across)
+                .fold((0.0f64, 0.0f64), |(lo, hi), h| (lo.min(h), hi.max(h)));
+        let mid = 0.5 * (lo + hi);
+        let shift = |q: [f64; 2]| [q[0] + mid * n[0], q[1] + mid * n[1]];
+        Foot {
+            a: shift(a),
+            b: shift(b),
+            err: 0.5 * (hi - lo) + band,
+            rise: f64::INFINITY,
+        }
+    };
+    let finite = [foot.a[0], foot.a[1], foot.b[0], foot.b[1], foot.err]
+        .iter()
+        .all(|v| v.is_finite());
+    finite.then_some(foot)
+}
+
+/// A footprint: every point of it lies within `err` of the segment `a b`;
+/// its primitive rises at most `rise` above the certificate's plane.
+#[derive(Clone, Copy, Debug)]
+struct Foot {
+    a: [f64; 2],
+    b: [f64; 2],
+    err: f64,
+    rise: f64,
+}
+
+impl Foot {
+    /// As stored, with the `f32` rounding of its segment in its error.
+    fn stored(&self) -> CertWall {
+        CertWall {
+            x0: (self.a[0] as f32).into(),
+            y0: (self.a[1] as f32).into(),
+            x1: (self.b[0] as f32).into(),
+            y1: (self.b[1] as f32).into(),
+            err_cm: ((self.err + WALL_STORE_ERR_CM) as f32).into(),
+            rise_cm: f32_at_least(self.rise).into(),
+        }
     }
-    let flat =
-        p.xy.iter()
-            .map(|q| ((b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0])).abs() / len)
-            .fold(0.0, f64::max);
-    (flat <= WALL_FLAT_CM).then(|| CertWall {
-        x0: (a[0] as f32).into(),
-        y0: (a[1] as f32).into(),
-        x1: (b[0] as f32).into(),
-        y1: (b[1] as f32).into(),
-        err_cm: ((flat + WALL_STORE_ERR_CM) as f32).into(),
-    })
+
+    fn rising(self, rise: f64) -> Foot {
+        Foot { rise, ..self }
+    }
+
+    /// One footprint holding both, if it reaches at most
+    /// [`MERGE_GROWTH_CM`] farther than the wider of them: the segment
+    /// between the farthest two of their four ends, its error the farthest
+    /// either reaches from it (distance to a segment is convex along
+    /// another, so the ends bound it).
+    fn merged(&self, o: &Foot) -> Option<Foot> {
+        let ends = [self.a, self.b, o.a, o.b];
+        let d2 = |p: [f64; 2], q: [f64; 2]| (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+        let (mut seg, mut best) = ((self.a, self.b), d2(self.a, self.b));
+        for (i, &p) in ends.iter().enumerate() {
+            for &q in &ends[i + 1..] {
+                let d = d2(p, q);
+                if d > best {
+                    (seg, best) = ((p, q), d);
+                }
+            }
+        }
+        let (a, b) = seg;
+        let limit = self.err.max(o.err) + MERGE_GROWTH_CM;
+        // Each end within `limit` less its own footprint's error of the
+        // line (squared, without a division; a point segment: of `a`).
+        let within = |p: [f64; 2], own: f64| {
+            let room = limit - own;
+            let off2 = if best == 0.0 {
+                d2(a, p)
+            } else {
+                ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])).powi(2) / best
+            };
+            room >= 0.0 && off2 <= room * room
+        };
+        if !(within(self.a, self.err) && within(self.b, self.err) && within(o.a, o.err) && within(o.b, o.err)) {
+            return None;
+        }
+        let off = |p: [f64; 2]| {
+            if best == 0.0 {
+                d2(a, p).sqrt()
+            } else {
+                ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])).abs() / best.sqrt()
+            }
+        };
+        let err = (off(self.a).max(off(self.b)) + self.err).max(off(o.a).max(off(o.b)) + o.err);
+        let rise = self.rise.max(o.rise);
+        Some(Foot { a, b, err, rise })
+    }
+}
+
+/// Lists a footprint, merged into one already listed where it fits, else
+/// as a new one while there is room: where it went, `None` if nowhere.
+fn list_footprint(listed: &mut Vec<Foot>, w: Foot) -> Option<usize> {
+    for (i, l) in listed.iter_mut().enumerate() {
+        if let Some(m) = l.merged(&w) {
+            *l = m;
+            return Some(i);
+        }
+    }
+    if listed.len() < MAX_CERT_WALLS {
+        listed.push(w);
+        return Some(listed.len() - 1);
+    }
+    None
 }
 
 /// The largest `f32` not above `v` (`f32::MAX` for +∞).
@@ -433,6 +777,14 @@ fn f32_at_most(v: f64) -> f32 {
     }
     let f = v as f32;
     if f as f64 > v { f.next_down() } else { f }
+}
+
+/// The smallest `f32` not below `v` (`f32::MAX` for +∞ and beyond).
+fn f32_at_least(v: f64) -> f32 {
+    if v > f32::MAX as f64 {
+        return f32::MAX;
+    }
+    -f32_at_most(-v)
 }
 
 /// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
@@ -518,54 +870,101 @@ fn convex_meets_box(
 mod tests {
     use super::*;
 
+    const REACH: CertReach = CertReach {
+        reach_cm: 42.0,
+        list_height_cm: 242.0,
+        band_cm: 0.005,
+    };
+
     fn square(lo: f64, hi: f64) -> Vec<[f64; 2]> {
         vec![[lo, lo], [hi, lo], [hi, hi], [lo, hi]]
     }
 
+    /// The certificates of cell `(x, y)`.
+    fn cell<'a>(off: &[u32], certs: &'a [Cert], x: usize, y: usize) -> &'a [Cert] {
+        &certs[off[y * CERT_CELLS + x] as usize..off[y * CERT_CELLS + x + 1] as usize]
+    }
+
+    fn flat_floor(lo: f64, hi: f64, z: f64) -> CertPrim {
+        CertPrim {
+            xy: square(lo, hi),
+            z_lo: z,
+            z_hi: z,
+            plane: Some(([0.0, 0.0, z], 0.001)),
+        }
+    }
+
+    /// Whether every point of `xy` lies within the listed footprint.
+    fn holds(w: &CertWall, xy: &[[f64; 2]]) -> bool {
+        let (a, b) = (
+            [w.x0.get() as f64, w.y0.get() as f64, 0.0],
+            [w.x1.get() as f64, w.y1.get() as f64, 0.0],
+        );
+        xy.iter()
+            .all(|&p| crate::geom::segment_xy_distance(p, a, b) <= w.err_cm.get() as f64)
+    }
+
     #[test]
-    fn a_big_floor_certifies_its_inner_cells_only() {
-        let floor = CertPrim {
-            xy: square(0.0, 1000.0),
-            z_lo: 0.0,
-            z_hi: 0.0,
-            plane: Some(([0.0, 0.0, 0.0], 0.001)),
+    fn a_floor_certifies_where_a_capsule_first_meets_it() {
+        let floor = flat_floor(0.0, 1000.0, 0.0);
+        let (off, certs, _) = certificates(std::slice::from_ref(&floor), REACH);
+        let cover = |x: usize, y: usize| {
+            cell(&off, &certs, x, y)
+                .iter()
+                .map(|c| c.cover.get())
+                .collect::<Vec<_>>()
         };
-        let (off, certs, _) = certificates(std::slice::from_ref(&floor), 42.0, 0.005);
-        let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
-        // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000.
-        assert_eq!(count(5, 5), 1);
-        // Cell (0, 0) grown by 42 leaves the floor.
-        assert_eq!(count(0, 0), 0);
-        // Cell (24, 5) spans 960..1000: too close to the edge.
-        assert_eq!(count(24, 5), 0);
+        // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000,
+        // the footprint of any capsule centred in it.
+        assert_eq!(cover(5, 5), [CERT_FOOTPRINT | CERT_ALL_SUBCELLS]);
+        // Cell (1, 5) spans 40..80: a capsule's footprint may leave the
+        // floor, its first contact (under its centre) may not.
+        assert_eq!(cover(1, 5), [CERT_ALL_SUBCELLS]);
+        // Cell (0, 0) spans 0..40, on the floor's corner: the edge band
+        // leaves only its inner quarter (20..40 both ways, bit 2·1 + 1).
+        assert_eq!(cover(0, 0), [1 << 3]);
+        // Cell (24, 5) spans 960..1000: its low quarters (x 960..980).
+        assert_eq!(cover(24, 5), [1 | 1 << 2]);
+        // Beyond the floor: nothing.
+        assert!(cell(&off, &certs, 26, 5).is_empty());
         assert!(certs.iter().all(|c| c.clear_z.get() == f32::MAX));
 
-        // A box standing on the floor at 300..340 spoils the cells within 42 cm.
-        let crate_ = CertPrim {
-            xy: square(300.0, 340.0),
-            z_lo: 0.0,
-            z_hi: 50.0,
-            plane: None,
-        };
-        let (off, _, _) = certificates(&[floor.clone(), crate_], 42.0, 0.005);
-        let count = |x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
-        assert_eq!(count(8, 8), 0, "cell 320..360 holds the crate");
-        assert_eq!(count(6, 8), 0, "cell 240..280 is within 42 cm of it");
-        assert_eq!(count(4, 8), 1, "cell 160..200 is 100 cm away");
+        // A ceiling 300 cm up is the clearance (too high to be listed).
+        let ceiling = flat_floor(0.0, 1000.0, 300.0);
+        let (off, certs, walls) = certificates(&[floor, ceiling], REACH);
+        let c = cell(&off, &certs, 5, 5);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].k.get(), 0.0, "sorted by height");
+        assert_eq!(c[0].clear_z.get(), 300.0);
+        assert_eq!(c[1].clear_z.get(), f32::MAX);
+        assert!(walls.is_empty());
+    }
 
-        // A ceiling 300 cm up is the clearance.
-        let ceiling = CertPrim {
+    #[test]
+    fn a_slope_certifies_where_its_contact_point_stays_on_it() {
+        // z = x over 0..1000: a sphere of radius up to 42 meets it up to
+        // 42·sin 45° = 29.7 cm uphill (+x) of its centre.
+        let slope = CertPrim {
             xy: square(0.0, 1000.0),
-            z_lo: 300.0,
-            z_hi: 300.0,
-            plane: Some(([0.0, 0.0, 300.0], 0.001)),
+            z_lo: 0.0,
+            z_hi: 1000.0,
+            plane: Some(([1.0, 0.0, 0.0], 0.001)),
         };
-        let (off, certs, _) = certificates(&[floor, ceiling], 42.0, 0.005);
-        let i = off[5 * CERT_CELLS + 5] as usize;
-        assert_eq!(off[5 * CERT_CELLS + 6] as usize - i, 2);
-        assert_eq!(certs[i].k.get(), 0.0, "sorted by height");
-        assert_eq!(certs[i].clear_z.get(), 300.0);
-        assert_eq!(certs[i + 1].clear_z.get(), f32::MAX);
+        let (off, certs, _) = certificates(std::slice::from_ref(&slope), REACH);
+        let cover = |x: usize, y: usize| {
+            cell(&off, &certs, x, y)
+                .iter()
+                .map(|c| c.cover.get())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            cover(0, 5),
+            [1 << 1 | 1 << 3],
+            "x 0 is on the edge band, 20..69.7 is on"
+        );
+        assert_eq!(cover(1, 5), [CERT_ALL_SUBCELLS], "40..109.7 is on");
+        assert_eq!(cover(23, 5), [CERT_ALL_SUBCELLS], "920..989.7 is on");
+        assert!(cover(24, 5).is_empty(), "960..1009.7 and 980..1029.7 leave it");
     }
 
     #[test]
@@ -582,69 +981,135 @@ mod tests {
             tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]]),
             tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]]),
         ];
-        let (off, _, _) = certificates(&halves, 42.0, 0.005);
+        let (off, _, _) = certificates(&halves, REACH);
         let count = |off: &[u32], x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
         assert_eq!(
             count(&off, 12, 12),
             1,
             "a cell on the diagonal is covered by both halves"
         );
-        // Move the second half 0.5 cm away: a gap along the diagonal.
+        // Move the second half 0.5 cm away: a gap along the diagonal, which
+        // crosses every quarter of cell (12, 12) or passes within the band.
         let gapped = [halves[0].clone(), tri(vec![[0.0, 0.5], [999.5, 1000.0], [0.0, 1000.0]])];
-        let (off, _, _) = certificates(&gapped, 42.0, 0.005);
-        assert_eq!(count(&off, 12, 12), 0, "the gap is within reach");
+        let (off, certs, _) = certificates(&gapped, REACH);
+        assert_eq!(count(&off, 12, 12), 0, "the gap crosses the cell");
+        assert_eq!(
+            cell(&off, &certs, 12, 13)
+                .iter()
+                .map(|c| c.cover.get())
+                .collect::<Vec<_>>(),
+            [1 | 1 << 2 | 1 << 3],
+            "cell (12, 13) spans x 480..520, y 520..560: the gap passes its quarter at x 500..520, y 520..540"
+        );
         assert_eq!(count(&off, 20, 5), 1, "far from the gap, one half suffices");
         // An overlap hiding a hole of the same area (the stairs test's
-        // landing box over the floor's end) certifies nothing.
+        // landing box over the floor's end) certifies no area it hides.
         let hidden = [
             tri(vec![[0.0, 0.0], [700.0, 0.0], [700.0, 1000.0], [0.0, 1000.0]]),
             tri(vec![[600.0, 0.0], [700.0, 0.0], [700.0, 1000.0], [600.0, 1000.0]]),
         ];
-        let (off, _, _) = certificates(&hidden, 42.0, 0.005);
-        assert_eq!(count(&off, 17, 5), 0, "x 680..720 is over the floor's end");
-        // The same half twice: overlapping pieces certify nothing.
-        let doubled = [halves[0].clone(), halves[0].clone(), halves[1].clone()];
-        let (off, _, _) = certificates(&doubled, 42.0, 0.005);
-        assert_eq!(count(&off, 20, 5), 0);
+        let (off, certs, _) = certificates(&hidden, REACH);
+        let cover = |x: usize| {
+            cell(&off, &certs, x, 5)
+                .iter()
+                .map(|c| c.cover.get())
+                .collect::<Vec<_>>()
+        };
+        assert!(cover(17).is_empty(), "x 680..720 reaches past the floor's end");
+        assert_eq!(cover(16), [CERT_ALL_SUBCELLS], "x 640..680: one piece holds it");
+        // Pieces overlapping (x 805..815) where a crack (y 220..221, x > 815)
+        // opens: their areas add up to more than the square's, and no one
+        // piece holds a quarter of cell (20, 5) (x 800..840, y 200..240).
+        let rect = |x0: f64, x1: f64, y0: f64, y1: f64| tri(vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]);
+        let cracked = [
+            rect(0.0, 815.0, 0.0, 1000.0),
+            rect(805.0, 1000.0, 0.0, 220.0),
+            rect(805.0, 1000.0, 221.0, 1000.0),
+        ];
+        let (off, _, _) = certificates(&cracked, REACH);
+        assert_eq!(count(&off, 20, 5), 0, "cell 800..840: overlap and crack");
+        assert_eq!(count(&off, 10, 5), 1, "cell 400..440: one piece holds it");
     }
 
     #[test]
-    fn a_vertical_wall_is_listed_not_a_clearance() {
-        let floor = CertPrim {
-            xy: square(0.0, 1000.0),
-            z_lo: 0.0,
-            z_hi: 0.0,
-            plane: Some(([0.0, 0.0, 0.0], 0.001)),
-        };
-        // A 3 m high wall along x = 500 (its footprint is a segment).
-        let wall = CertPrim {
-            xy: vec![[500.0, 100.0], [500.0, 900.0], [500.0, 900.0]],
+    fn obstacles_are_listed_by_footprint_and_rise() {
+        let floor = flat_floor(0.0, 1000.0, 0.0);
+        // A 3 m high wall along x = 500 (its footprint is a segment), as two
+        // triangles: listed as one.
+        let wall = |v: [[f64; 2]; 3]| CertPrim {
+            xy: v.to_vec(),
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
         };
-        // A slanted face is not a wall.
+        let walls_in = [
+            wall([[500.0, 100.0], [500.0, 500.0], [500.0, 500.0]]),
+            wall([[500.0, 500.0], [500.0, 900.0], [500.0, 500.0]]),
+        ];
+        // A slanted face, 10 cm wide across.
         let slant = CertPrim {
             xy: vec![[700.0, 100.0], [710.0, 900.0], [700.0, 900.0]],
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
         };
-        let (off, certs, walls) = certificates(&[floor, wall, slant], 42.0, 0.005);
-        let cell = |x: usize, y: usize| &certs[off[y * CERT_CELLS + x] as usize..off[y * CERT_CELLS + x + 1] as usize];
-        // Cell (12, 10) spans x 480..520: the wall crosses it; still certified,
-        // with the wall listed and no clearance limit.
-        let c = cell(12, 10);
-        assert_eq!(c.len(), 1);
-        assert_eq!(c[0].clear_z.get(), f32::MAX);
-        let w = c[0].walls.get() as usize;
-        assert_eq!(w >> 16, 1);
-        let listed = walls[w & 0xFFFF];
-        assert_eq!((listed.x0.get(), listed.x1.get()), (500.0, 500.0));
-        assert!(listed.err_cm.get() > 0.0);
-        // Cell (17, 10) spans x 680..720: the slanted face lowers the
-        // clearance to its bottom (0): no certificate.
-        assert!(cell(17, 10).is_empty());
+        // A curb 12 cm high, and the floor of a pit 40 cm down (wholly
+        // below the plane: never listed), and its wall (top at the floor).
+        let curb = CertPrim {
+            xy: square(300.0, 310.0),
+            z_lo: 0.0,
+            z_hi: 12.0,
+            plane: None,
+        };
+        let pit_floor = flat_floor(100.0, 200.0, -40.0);
+        let pit_wall = CertPrim {
+            xy: vec![[200.0, 100.0], [200.0, 200.0], [200.0, 200.0]],
+            z_lo: -40.0,
+            z_hi: 0.0,
+            plane: None,
+        };
+        let mut prims = vec![floor];
+        prims.extend(walls_in.iter().cloned());
+        prims.extend([slant.clone(), curb.clone(), pit_floor, pit_wall]);
+        let (off, certs, walls) = certificates(&prims, REACH);
+        // (The floor's: the pit's floor has its own where it covers.)
+        let listed = |x: usize, y: usize| {
+            let c: Vec<&Cert> = cell(&off, &certs, x, y).iter().filter(|c| c.k.get() == 0.0).collect();
+            assert_eq!(c.len(), 1, "cell ({x}, {y})");
+            assert_eq!(c[0].clear_z.get(), f32::MAX, "cell ({x}, {y})");
+            walls[c[0].wall_range()].to_vec()
+        };
+        // Cell (13, 12) spans x 520..560: the wall beside it, listed once.
+        let w = listed(13, 12);
+        assert_eq!(w.len(), 1);
+        assert_eq!((w[0].x0.get(), w[0].x1.get()), (500.0, 500.0));
+        assert!(holds(&w[0], &[[500.0, 100.0], [500.0, 900.0]]));
+        assert!(w[0].err_cm.get() > 0.0 && w[0].err_cm.get() < 0.01);
+        assert!(w[0].rise_cm.get() >= 300.0);
+        // Cell (18, 10) spans x 720..760: the slanted face, half its width
+        // across (5 cm) from its middle line.
+        let w = listed(18, 10);
+        assert_eq!(w.len(), 1);
+        assert!(holds(&w[0], &slant.xy));
+        assert!(w[0].err_cm.get() < 5.01);
+        // Cell (8, 7) spans x 320..360: the curb, rising 12 cm (a capsule
+        // centred in its quarter at x 340..360, y 280..300 passes over it).
+        let w = listed(8, 7);
+        assert_eq!(w.len(), 1);
+        assert!(holds(&w[0], &curb.xy));
+        assert!((12.0..12.01).contains(&w[0].rise_cm.get()));
+        // Cells crossed by the wall (x 480..520) or hugging the curb (280..320):
+        // no quarter's centre is clear for the largest agent, so no
+        // certificate is worth its bytes.
+        let floor_certs = |x: usize, y: usize| cell(&off, &certs, x, y).iter().filter(|c| c.k.get() == 0.0).count();
+        assert_eq!(floor_certs(12, 12), 0);
+        assert_eq!(floor_certs(7, 7), 0);
+        // Cell (4, 3) spans x 160..200: the pit's floor is below the plane;
+        // its wall's top at the plane rises by no more than the bounds.
+        let w = listed(4, 3);
+        assert_eq!(w.len(), 1);
+        assert_eq!((w[0].x0.get(), w[0].x1.get()), (200.0, 200.0));
+        assert!((0.0..0.01).contains(&w[0].rise_cm.get()));
     }
 
     #[test]

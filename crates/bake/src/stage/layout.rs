@@ -10,9 +10,9 @@
 //! can load them together). Cost: `O(n log n)` per tile.
 
 use crate::error::BakeError;
-use crate::stage::certificates::{CertPrim, certificates};
+use crate::stage::certificates::{CertPrim, CertReach, certificates};
 use crate::stage::tiling::TileContent;
-use crate::tolerance::CERT_BAND_CM;
+use crate::tolerance::{CERT_BAND_CM, CERT_LIST_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
     BVH_EMPTY, Blocker, BvhLine, BvhNode, PatchRecord, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed,
@@ -230,7 +230,14 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
     blob.extend_from_slice(blocker_bvh.as_bytes());
     blob.extend_from_slice(blockers.as_bytes());
-    let (cert_offsets, certs, cert_walls) = certificates(&cert_prims, tile.reach_cm, CERT_BAND_CM);
+    let reach = CertReach {
+        reach_cm: tile.reach_cm,
+        // A capsule resting on the plane reaches its own height above it;
+        // one falling onto it may start higher.
+        list_height_cm: tile.agent_height_cm + CERT_LIST_SLACK_CM,
+        band_cm: CERT_BAND_CM,
+    };
+    let (cert_offsets, certs, cert_walls) = certificates(&cert_prims, reach);
     let mut flags = 0;
     if !certs.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_CERTS;

@@ -80,6 +80,8 @@ pub struct TileContent {
     pub demoted_triangles: usize,
     /// Largest agent radius the tile's certificates must hold for. [Units: cm]
     pub reach_cm: f64,
+    /// Largest agent's full height. [Units: cm]
+    pub agent_height_cm: f64,
     /// Where a flat group's triangles meet without being one surface
     /// ([`rough_seams`]): the four ends of each, world cm.
     pub seams: Vec<[[f64; 3]; 4]>,
@@ -231,7 +233,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 27;
+pub const TILE_PIPELINE_VERSION: u32 = 28;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -382,6 +384,7 @@ pub fn build_tile_hashed(
         input_hash,
         demoted_triangles: demoted,
         reach_cm: config.max_agent_radius_cm,
+        agent_height_cm: config.headroom_cm(),
         seams: group_seams.concat(),
     }
 }
