@@ -47,6 +47,10 @@ const PART_MIN_CLEARANCE_CM: f64 = 84.0;
 /// (≤ 0.3 mm across) tilts a 20 cm sphere's contact normal by < 1e-3 and
 /// moves its contact by < 1e-5 cm. [Units: cm²]
 const MAX_UNCOVERED_CM2: f64 = 1e-3;
+/// A square's corner this far from every piece leaves a quarter disk of
+/// area `π·d²/4` > [`MAX_UNCOVERED_CM2`] uncovered. [Units: cm]
+const CORNER_HOLE_CM: f64 = 0.05;
+const _: () = assert!(std::f64::consts::PI * CORNER_HOLE_CM * CORNER_HOLE_CM / 4.0 > MAX_UNCOVERED_CM2);
 /// Most pieces one certificate's coverage may take (pairwise checked).
 const MAX_COVER_PIECES: usize = 24;
 /// Most footprints one certificate lists.
@@ -593,6 +597,18 @@ impl Grid<'_> {
         if self.one_covers(members, lo, hi) {
             return true;
         }
+        // A corner farther than [`CORNER_HOLE_CM`] from every piece leaves
+        // a quarter disk uncovered, more than the areas may miss: no cover
+        // (cheap, before any areas).
+        let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+        if !corners.iter().all(|&c| {
+            members.iter().any(|&qi| {
+                let h = &hot[qi as usize];
+                near_convex(&prims[qi as usize].xy, h.orient, c, CORNER_HOLE_CM)
+            })
+        }) {
+            return false;
+        }
         // Else the pieces must be disjoint (checked below) and their
         // clipped areas add up to the square's.
         parts.clear();
@@ -785,6 +801,28 @@ fn f32_at_least(v: f64) -> f32 {
         return f32::MAX;
     }
     -f32_at_most(-v)
+}
+
+/// Whether `p` lies within `d` of every edge line of a convex polygon (of
+/// [`orientation`] `orient`) on its inner side: every point within `d` of
+/// the polygon does. A degenerate polygon (no area): no.
+fn near_convex(poly: &[[f64; 2]], orient: f64, p: [f64; 2], d: f64) -> bool {
+    let Some(&last) = poly.last() else {
+        return false;
+    };
+    if orient == 0.0 {
+        return false;
+    }
+    let mut a = last;
+    for &b in poly {
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let side = (ex * (p[1] - a[1]) - ey * (p[0] - a[0])) * orient;
+        if side < -d * (ex * ex + ey * ey).sqrt() {
+            return false;
+        }
+        a = b;
+    }
+    true
 }
 
 /// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
