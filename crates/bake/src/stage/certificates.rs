@@ -36,16 +36,9 @@ use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_FOOTPRIN
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
-/// A certificate whose clearance above its plane is below this is useless
-/// (no capsule fits) and not stored. [Units: cm]
-const MIN_CLEARANCE_CM: f64 = 1.0;
-/// The same for a certificate of some quarters of a cell only: room for a
-/// capsule of twice the default agent radius. [Units: cm]
-const PART_MIN_CLEARANCE_CM: f64 = 84.0;
-/// Largest area of the grown cell the plane's pieces may leave uncovered
-/// (cracks where pieces meet at T-junctions and rounding): a hole this small
-/// (≤ 0.3 mm across) tilts a 20 cm sphere's contact normal by < 1e-3 and
-/// moves its contact by < 1e-5 cm. [Units: cm²]
+/// Largest difference between a square's area and its pieces' clipped
+/// areas taken as rounding (a real hole is refused by its edges, which do
+/// not lie along other pieces of the group). [Units: cm²]
 const MAX_UNCOVERED_CM2: f64 = 1e-3;
 /// A square's corner this far from every piece leaves a quarter disk of
 /// area `π·d²/4` > [`MAX_UNCOVERED_CM2`] uncovered. [Units: cm]
@@ -59,8 +52,8 @@ const MAX_CERT_WALLS: usize = 8;
 /// may reach for them to be listed as one (a wall of many triangles
 /// becomes one). [Units: cm]
 const MERGE_GROWTH_CM: f64 = 0.5;
-/// Error added to a listed footprint for the `f32` storage of its segment.
-/// [Units: cm]
+/// Margin added to a listed footprint's error beyond the `f32` rounding of
+/// its segment's ends (which is added as it is). [Units: cm]
 const WALL_STORE_ERR_CM: f64 = 0.003;
 /// Primitives reaching within this of the plane from below count as above
 /// it. [Units: cm]
@@ -75,6 +68,10 @@ pub struct CertPrim {
     pub z_hi: f64,
     /// For pieces: the stored plane `(a, b, k)` and its error bound.
     pub plane: Option<([f64; 3], f64)>,
+    /// For pieces: bit `i` set when edge `i` (vertex `i` to `i + 1`) lies
+    /// along other pieces of its flat group (the surface goes on across
+    /// it); every other edge bounds the surface.
+    pub interior: u32,
 }
 
 /// How far certificates must hold.
@@ -302,6 +299,7 @@ impl Grid<'_> {
         let mut certs = Vec::new();
         let mut walls: Vec<CertWall> = Vec::new();
         let mut listed: Vec<Foot> = Vec::new();
+        let mut before: Vec<Foot> = Vec::new();
         let mut stored: Vec<CertWall> = Vec::new();
         let mut shared: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         let mut parts: Vec<u32> = Vec::new();
@@ -475,6 +473,7 @@ impl Grid<'_> {
                         // primitive's footprint than the radius never touches
                         // it: list it for the query to check instead of
                         // lowering the clearance.
+                        before.clone_from(&listed);
                         let at = match footprints[qi as usize] {
                             Some(w) if h.z_lo <= list_below => {
                                 list_footprint(&mut listed, w.rising(h.z_hi - low_under(&w) + z_err))
@@ -486,26 +485,29 @@ impl Grid<'_> {
                             continue;
                         };
                         let w = listed[at].stored();
+                        let mut still = usable;
                         for q in 0..CERT_SUBCELLS * CERT_SUBCELLS {
-                            if usable >> q & 1 != 0 && !w.passes(sample(q), reach_cm, slope, 0.0) {
-                                usable &= !(1 << q);
+                            if still >> q & 1 != 0 && !w.passes(sample(q), reach_cm, slope, 0.0) {
+                                still &= !(1 << q);
                             }
                         }
-                        if usable == 0 {
-                            break;
+                        if still == 0 {
+                            // Listed, it would leave no quarter usable (a
+                            // ceiling over the cell): it bounds the clearance
+                            // instead.
+                            listed.clone_from(&before);
+                            clear = clear.min(h.z_lo);
+                            continue;
                         }
+                        usable = still;
                     }
                     if usable == 0 {
                         continue;
                     }
-                    // (A cell covered only in part is at a floor's edge or on a step;
-                    // there a certificate is worth its bytes only where a
-                    // standing capsule fits.)
-                    let least = if cover & CERT_ALL_SUBCELLS == CERT_ALL_SUBCELLS {
-                        MIN_CLEARANCE_CM
-                    } else {
-                        PART_MIN_CLEARANCE_CM
-                    };
+                    // Worth its bytes only where the largest agent's capsule
+                    // (at least twice its radius high) fits under the
+                    // clearance.
+                    let least = 2.0 * reach_cm;
                     if clear <= p_max + least || walls.len() + listed.len() > u16::MAX as usize {
                         continue;
                     }
@@ -635,6 +637,15 @@ impl Grid<'_> {
         if parts.len() > MAX_COVER_PIECES || (covered - full).abs() > MAX_UNCOVERED_CM2 {
             return false;
         }
+        // An edge where the surface ends (a hole, however small), inside
+        // the square: not covered.
+        if parts.iter().any(|&qi| {
+            let p = &prims[qi as usize];
+            let n = p.xy.len();
+            (0..n).any(|i| p.interior >> i & 1 == 0 && segment_enters_box(p.xy[i], p.xy[(i + 1) % n], lo, hi))
+        }) {
+            return false;
+        }
         !parts.iter().enumerate().any(|(i, &p)| {
             parts[i + 1..].iter().any(|&q| {
                 box_overlap_area(hot[p as usize].bbox, hot[q as usize].bbox) > MAX_UNCOVERED_CM2
@@ -708,14 +719,19 @@ struct Foot {
 }
 
 impl Foot {
-    /// As stored, with the `f32` rounding of its segment in its error.
+    /// As stored: its ends rounded to `f32` (which moves the segment by at
+    /// most the larger rounding), that rounding and a margin added to its
+    /// error, error and rise rounded up.
     fn stored(&self) -> CertWall {
+        let (a, b) = (self.a.map(|v| v as f32), self.b.map(|v| v as f32));
+        let moved = |p: [f32; 2], q: [f64; 2]| (p[0] as f64 - q[0]).hypot(p[1] as f64 - q[1]);
+        let err = self.err + moved(a, self.a).max(moved(b, self.b)) + WALL_STORE_ERR_CM;
         CertWall {
-            x0: (self.a[0] as f32).into(),
-            y0: (self.a[1] as f32).into(),
-            x1: (self.b[0] as f32).into(),
-            y1: (self.b[1] as f32).into(),
-            err_cm: ((self.err + WALL_STORE_ERR_CM) as f32).into(),
+            x0: a[0].into(),
+            y0: a[1].into(),
+            x1: b[0].into(),
+            y1: b[1].into(),
+            err_cm: f32_at_least(err).into(),
             rise_cm: f32_at_least(self.rise).into(),
         }
     }
@@ -801,6 +817,31 @@ fn f32_at_least(v: f64) -> f32 {
         return f32::MAX;
     }
     -f32_at_most(-v)
+}
+
+/// Whether the segment `a b` passes through the open box `(lo, hi)`: its
+/// part inside the closed box (Liang–Barsky) has its middle strictly inside
+/// (a part along the box's side does not).
+fn segment_enters_box(a: [f64; 2], b: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> bool {
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for k in 0..2 {
+        let d = b[k] - a[k];
+        if d == 0.0 {
+            if a[k] < lo[k] || a[k] > hi[k] {
+                return false;
+            }
+            continue;
+        }
+        let (u, v) = ((lo[k] - a[k]) / d, (hi[k] - a[k]) / d);
+        t0 = t0.max(u.min(v));
+        t1 = t1.min(u.max(v));
+    }
+    if t0 > t1 {
+        return false;
+    }
+    let t = 0.5 * (t0 + t1);
+    let m = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
+    (0..2).all(|k| m[k] > lo[k] && m[k] < hi[k])
 }
 
 /// Whether `p` lies within `d` of every edge line of a convex polygon (of
@@ -929,6 +970,7 @@ mod tests {
             z_lo: z,
             z_hi: z,
             plane: Some(([0.0, 0.0, z], 0.001)),
+            interior: 0,
         }
     }
 
@@ -987,6 +1029,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 1000.0,
             plane: Some(([1.0, 0.0, 0.0], 0.001)),
+            interior: 0,
         };
         let (off, certs, _) = certificates(std::slice::from_ref(&slope), REACH);
         let cover = |x: usize, y: usize| {
@@ -1013,11 +1056,19 @@ mod tests {
             z_lo: 0.0,
             z_hi: 0.0,
             plane,
+            interior: 0,
         };
-        // The 1000 cm square as two triangles sharing the diagonal.
+        // The 1000 cm square as two triangles sharing the diagonal (an
+        // interior edge of each).
         let halves = [
-            tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]]),
-            tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]]),
+            CertPrim {
+                interior: 1 << 2,
+                ..tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]])
+            },
+            CertPrim {
+                interior: 1,
+                ..tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]])
+            },
         ];
         let (off, _, _) = certificates(&halves, REACH);
         let count = |off: &[u32], x: usize, y: usize| off[y * CERT_CELLS + x + 1] - off[y * CERT_CELLS + x];
@@ -1028,7 +1079,10 @@ mod tests {
         );
         // Move the second half 0.5 cm away: a gap along the diagonal, which
         // crosses every quarter of cell (12, 12) or passes within the band.
-        let gapped = [halves[0].clone(), tri(vec![[0.0, 0.5], [999.5, 1000.0], [0.0, 1000.0]])];
+        let gapped = [
+            tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]]),
+            tri(vec![[0.0, 0.5], [999.5, 1000.0], [0.0, 1000.0]]),
+        ];
         let (off, certs, _) = certificates(&gapped, REACH);
         assert_eq!(count(&off, 12, 12), 0, "the gap crosses the cell");
         assert_eq!(
@@ -1079,6 +1133,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
+            interior: 0,
         };
         let walls_in = [
             wall([[500.0, 100.0], [500.0, 500.0], [500.0, 500.0]]),
@@ -1090,6 +1145,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
+            interior: 0,
         };
         // A curb 12 cm high, and the floor of a pit 40 cm down (wholly
         // below the plane: never listed), and its wall (top at the floor).
@@ -1098,6 +1154,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 12.0,
             plane: None,
+            interior: 0,
         };
         let pit_floor = flat_floor(100.0, 200.0, -40.0);
         let pit_wall = CertPrim {
@@ -1105,6 +1162,7 @@ mod tests {
             z_lo: -40.0,
             z_hi: 0.0,
             plane: None,
+            interior: 0,
         };
         let mut prims = vec![floor];
         prims.extend(walls_in.iter().cloned());

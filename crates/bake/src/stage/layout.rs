@@ -167,15 +167,23 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         .iter()
         .zip(&items)
         .zip(&piece_planes)
-        .map(|((p, it), plane)| CertPrim {
-            xy: p
-                .vertices
-                .iter()
-                .map(|v| [from_fixed(v[0]), from_fixed(v[1])])
-                .collect(),
-            z_lo: it.lo[2],
-            z_hi: it.hi[2],
-            plane: Some(*plane),
+        .map(|((p, it), plane)| {
+            // The true piece reaches up to the edge deviation beyond its
+            // rounded outline: its plane there is higher or lower by up to
+            // the slope times that.
+            let ([a, b, _], _) = *plane;
+            let beyond = a.hypot(b) * walksurf_format::MAX_PIECE_EDGE_DEV_CM;
+            CertPrim {
+                xy: p
+                    .vertices
+                    .iter()
+                    .map(|v| [from_fixed(v[0]), from_fixed(v[1])])
+                    .collect(),
+                z_lo: it.lo[2] - beyond,
+                z_hi: it.hi[2] + beyond,
+                plane: Some(*plane),
+                interior: p.interior_edges,
+            }
         })
         .collect();
     let piece_bvh = build_bvh(&mut items, &quant);
@@ -205,6 +213,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: lo[2],
             z_hi: hi[2],
             plane: None,
+            interior: 0,
         });
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
     }
@@ -221,6 +230,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: z.iter().copied().fold(f64::INFINITY, f64::min) - slack,
             z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max) + slack,
             plane: None,
+            interior: 0,
         });
     }
 

@@ -1,0 +1,477 @@
+//! The flat-floor certificates against the exact oracle where they are
+//! easiest to get wrong: footprints stored in `f32` far from the tile
+//! origin, a hole smaller than the coverage test's rounding slack, a
+//! ceiling that must bound the clearance rather than void the certificate,
+//! and random sloped floors with small obstacles and edges (found by a
+//! review of the certificates of format 2.0; the first four failed before
+//! their fixes, the random ones guard what held).
+mod common;
+use common::*;
+use walksurf::{Agent, Surface};
+use walksurf_oracle::Oracle;
+
+/// A long diagonal vertical wall whose far ends lie ~2.5 km from the tile
+/// origin: its footprint segment, stored in `f32`, moves by ~0.011 cm,
+/// which its stored error must include. Capsules overlapping it by
+/// 0.001–0.005 cm must not get a floor.
+#[test]
+fn far_wall_f32_rounding() {
+    let x: f64 = 250000.0; // a multiple of the f32 ulp there (1/64)
+    let e = 0.0077; // under half an ulp: rounds away
+    let a = [-x + e, -x - e];
+    let b = [x + e, x - e];
+    // true line: x − y = 2e; stored (rounded) line: x − y = 0.
+    let h = 300.0;
+    let mut lb = LevelBuilder::new();
+    lb.floor([0.0, 3200.0], [0.0, 3200.0], 0.0, Winding::Up);
+    lb.quad(
+        [[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], h], [a[0], a[1], h]],
+        Winding::Both,
+    );
+    let mesh = lb.build();
+    let (surface, oracle) = bake_generated("far_wall", &mesh);
+    let agent = Agent::DEFAULT;
+    let r = agent.radius_cm;
+    let mut queries = Vec::new();
+    for i in 0..400 {
+        let t = 300.0 + i as f64 * 6.37;
+        for overlap in [0.001, 0.003, 0.005] {
+            // Point on the side x − y > 2e, true distance r − overlap.
+            let s = std::f64::consts::SQRT_2 * (r - overlap) + 2.0 * e;
+            queries.push(standing(agent, [t + s / 2.0, t - s / 2.0]));
+        }
+    }
+    let t = compare_capsule(&surface, &oracle, &queries);
+    assert!(
+        t.errors.is_empty(),
+        "far_wall: {}\n{:?}",
+        t.summary(),
+        &t.errors[..t.errors.len().min(3)]
+    );
+}
+
+/// A capsule standing 5 cm over the floor at z = 0, axis at `p`.
+fn standing(agent: Agent, p: [f64; 2]) -> FloorQuery {
+    FloorQuery {
+        pos: [p[0], p[1], 5.0 + agent.half_height_cm],
+        down_cm: 47.4,
+        agent,
+    }
+}
+
+/// The same with a wall leaning 1 cm over its 300 cm (a single triangle,
+/// listed by its footprint).
+#[test]
+fn far_leaning_wall_f32_rounding() {
+    let x: f64 = 250000.0;
+    let m = 1600.0;
+    let d = 0.0075; // under half an ulp (1/128)
+    let w = 1.0; // lean, cm
+    let s2 = std::f64::consts::FRAC_1_SQRT_2;
+    // Midline ends (what the bake stores, rounded to (±x + m, ±x + m)).
+    let pa = [-x + m + d, -x + m - d];
+    let pb = [x + m + d, x + m - d];
+    let back = [-(w / 2.0) * s2, (w / 2.0) * s2];
+    let a0 = [pa[0] + back[0], pa[1] + back[1], 0.0];
+    let b0 = [pb[0] + back[0], pb[1] + back[1], 0.0];
+    let c = [m + d + (w / 2.0) * s2, m - d - (w / 2.0) * s2, 300.0];
+    let mut lb = LevelBuilder::new();
+    lb.floor([0.0, 3200.0], [0.0, 3200.0], 0.0, Winding::Up);
+    lb.tri(a0, b0, c).tri(a0, c, b0);
+    let mesh = lb.build();
+    let (surface, oracle) = bake_generated("far_leaning_wall", &mesh);
+    let agent = Agent {
+        radius_cm: 42.0,
+        half_height_cm: 200.0,
+    };
+    let r = agent.radius_cm;
+    let mut queries = Vec::new();
+    for i in -20..=20 {
+        let along = i as f64 * 0.5;
+        for ov in [0.001, 0.002, 0.003, 0.005] {
+            // Axis perpendicular from C (toward x − y > 0), true distance r − ov.
+            queries.push(standing(
+                agent,
+                [c[0] + along + (r - ov) * s2, c[1] + along - (r - ov) * s2],
+            ));
+        }
+    }
+    let t = compare_capsule(&surface, &oracle, &queries);
+    assert!(
+        t.errors.is_empty(),
+        "far_leaning_wall: {}\n{:?}",
+        t.summary(),
+        &t.errors[..t.errors.len().min(3)]
+    );
+}
+
+/// A floor with a 0.03 cm square hole (welded triangles around it) over a
+/// lower floor: the coverage test's 1e-3 cm² slack lets a certificate
+/// cover the hole; a line trace (r = 0) or a thin capsule falls through.
+#[test]
+fn tiny_hole() {
+    let (h0, h1) = (1610.0, 1610.03);
+    let (o0, o1) = (0.0, 3200.0);
+    let mut lb = LevelBuilder::new();
+    let z = 0.0;
+    let p = |x: f64, y: f64| [x, y, z];
+    // Four trapezoids around the hole, counter-clockwise.
+    lb.quad([p(o0, o0), p(o1, o0), p(h1, h0), p(h0, h0)], Winding::Up);
+    lb.quad([p(o1, o0), p(o1, o1), p(h1, h1), p(h1, h0)], Winding::Up);
+    lb.quad([p(o1, o1), p(o0, o1), p(h0, h1), p(h1, h1)], Winding::Up);
+    lb.quad([p(o0, o1), p(o0, o0), p(h0, h0), p(h0, h1)], Winding::Up);
+    lb.floor([1500.0, 1700.0], [1500.0, 1700.0], -30.0, Winding::Up);
+    let mesh = lb.build();
+    let (surface, oracle) = bake_generated("tiny_hole", &mesh);
+    let mut queries = Vec::new();
+    for i in 1..6 {
+        for j in 1..6 {
+            let (x, y) = (h0 + 0.005 * i as f64, h0 + 0.005 * j as f64);
+            queries.push(FloorQuery::new([x, y, 10.0 + Agent::DEFAULT.half_height_cm], 47.4));
+        }
+    }
+    let t = compare_line(&surface, &oracle, &queries);
+    println!("tiny_hole line: {}", t.summary());
+    for e in t.errors.iter().take(3) {
+        println!("WRONG {e}");
+    }
+    let thin = Agent {
+        radius_cm: 0.005,
+        half_height_cm: 90.0,
+    };
+    let cq: Vec<FloorQuery> = queries.iter().map(|q| FloorQuery { agent: thin, ..*q }).collect();
+    let t2 = compare_capsule(&surface, &oracle, &cq);
+    println!("tiny_hole capsule r=0.005: {}", t2.summary());
+    for e in t2.errors.iter().take(3) {
+        println!("WRONG {e}");
+    }
+    assert!(t.errors.is_empty() && t2.errors.is_empty());
+}
+
+/// A room 220 cm high: the ceiling is within reach of every quarter of
+/// the floor's cells, so listing it would leave the floor's certificates
+/// useless; it bounds their clearance instead, and they stay.
+#[test]
+fn low_ceiling_bounds_the_clearance() {
+    let mut lb = LevelBuilder::new();
+    lb.floor([0.0, 3200.0], [0.0, 3200.0], 0.0, Winding::Up);
+    lb.floor([0.0, 3200.0], [0.0, 3200.0], 220.0, Winding::Down);
+    let mesh = lb.build();
+    let (surface, oracle) = bake_generated("low_ceiling", &mesh);
+    let view = walksurf_format::FileView::new(surface.bytes(), surface.layout()).expect("view");
+    let mut certified = 0;
+    for hot in view.hot {
+        let tile = view.tile(hot).expect("tile");
+        let z0 = hot.z_origin_cm.get() as f64;
+        for j in 0..walksurf_format::CERT_CELLS {
+            for i in 0..walksurf_format::CERT_CELLS {
+                for c in tile.certs_in_cell(i, j) {
+                    if (c.k.get() as f64 + z0).abs() < 0.01 {
+                        assert!(
+                            (c.clear_z.get() as f64 + z0 - 220.0).abs() < 0.01,
+                            "clearance at the ceiling"
+                        );
+                        certified += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The inner 78 × 78 cells of the floor's tile at least.
+    assert!(certified >= 78 * 78, "{certified} floor certificates");
+    // And what they answer is right.
+    let agent = Agent {
+        radius_cm: 42.0,
+        half_height_cm: 96.0,
+    };
+    let queries: Vec<FloorQuery> = (0..400)
+        .map(|k| {
+            let (x, y) = (100.0 + 7.3 * k as f64, 1600.0 + 3.1 * (k % 37) as f64);
+            FloorQuery {
+                pos: [x, y, 2.0 + agent.half_height_cm],
+                down_cm: 47.4,
+                agent,
+            }
+        })
+        .collect();
+    let t = compare_capsule(&surface, &oracle, &queries);
+    assert!(t.errors.is_empty(), "{}", t.summary());
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+}
+
+/// Sloped floors with small obstacles near where spheres rest: every
+/// answer against the oracle.
+#[test]
+fn fuzz_slopes_and_obstacles() {
+    let seeds: u64 = std::env::var("FUZZ_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let mut total = Tally::default();
+    let first: u64 = std::env::var("FUZZ_FIRST")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for seed in first..first + seeds {
+        let mut rng = Rng(0x9E3779B97F4A7C15 ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
+        for _ in 0..20 {
+            rng.next();
+        }
+        let (a, b) = (rng.range(-0.7, 0.7), rng.range(-0.7, 0.7));
+        let k = 0.0;
+        let z = |x: f64, y: f64| a * x + b * y + k;
+        let mut lb = LevelBuilder::new();
+        lb.plane([0.0, 3200.0], [0.0, 3200.0], [a, b, k], Winding::Up);
+        lb.blocking_only = true;
+        let mut obstacles = Vec::new();
+        let nobs: usize = std::env::var("FUZZ_OBS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(40);
+        for _ in 0..nobs {
+            let c = [rng.range(300.0, 2900.0), rng.range(300.0, 2900.0)];
+            let kind = (rng.next() * 6.0) as usize;
+            let h = [0.02, 0.3, 2.0, 10.0, 30.0][(rng.next() * 5.0) as usize] * rng.range(0.5, 1.0);
+            let s = rng.range(0.5, 15.0);
+            match kind {
+                0 => {
+                    // A spike: apex h above the plane, base 1 cm below.
+                    let base: Vec<[f64; 3]> = (0..3)
+                        .map(|i| {
+                            let t = i as f64 * 2.094 + rng.range(0.0, 0.5);
+                            let p = [c[0] + s * t.cos(), c[1] + s * t.sin()];
+                            [p[0], p[1], z(p[0], p[1]) - 1.0]
+                        })
+                        .collect();
+                    let apex = [c[0], c[1], z(c[0], c[1]) + h];
+                    lb.tri(base[0], base[1], apex)
+                        .tri(base[1], base[2], apex)
+                        .tri(base[2], base[0], apex);
+                }
+                1 => {
+                    // A horizontal bar h above the plane's highest point under it.
+                    let ang = rng.range(0.0, std::f64::consts::TAU);
+                    let d = [ang.cos() * s, ang.sin() * s];
+                    let p0 = [c[0] - d[0], c[1] - d[1]];
+                    let p1 = [c[0] + d[0], c[1] + d[1]];
+                    let zt = z(p0[0], p0[1]).max(z(p1[0], p1[1])) + h;
+                    let w = [-d[1] * 0.01, d[0] * 0.01];
+                    lb.tri([p0[0], p0[1], zt], [p1[0], p1[1], zt], [p1[0] + w[0], p1[1] + w[1], zt]);
+                }
+                2 => {
+                    // A vertical curb edge rising h over the plane.
+                    let ang = rng.range(0.0, std::f64::consts::TAU);
+                    let d = [ang.cos() * s, ang.sin() * s];
+                    let p0 = [c[0] - d[0], c[1] - d[1]];
+                    let p1 = [c[0] + d[0], c[1] + d[1]];
+                    let (z0, z1) = (z(p0[0], p0[1]), z(p1[0], p1[1]));
+                    lb.quad(
+                        [
+                            [p0[0], p0[1], z0 - 1.0],
+                            [p1[0], p1[1], z1 - 1.0],
+                            [p1[0], p1[1], z1 + h],
+                            [p0[0], p0[1], z0 + h],
+                        ],
+                        Winding::Both,
+                    );
+                }
+                4 | 5 => {
+                    // A walkable platform (its own plane) h above, with sides.
+                    lb.blocking_only = false;
+                    let (da, db) = (rng.range(-0.2, 0.2), rng.range(-0.2, 0.2));
+                    let zp = |x: f64, y: f64| z(x, y) + h + da * (x - c[0]) + db * (y - c[1]);
+                    let q = [
+                        [c[0] - s, c[1] - s],
+                        [c[0] + s, c[1] - s],
+                        [c[0] + s, c[1] + s],
+                        [c[0] - s, c[1] + s],
+                    ];
+                    let top: Vec<[f64; 3]> = q.iter().map(|p| [p[0], p[1], zp(p[0], p[1])]).collect();
+                    let bot: Vec<[f64; 3]> = q.iter().map(|p| [p[0], p[1], z(p[0], p[1]) - 1.0]).collect();
+                    lb.quad([top[0], top[1], top[2], top[3]], Winding::Up);
+                    for i in 0..4 {
+                        let j = (i + 1) % 4;
+                        lb.quad([bot[i], bot[j], top[j], top[i]], Winding::Up);
+                    }
+                    lb.blocking_only = true;
+                }
+                _ => {
+                    // A plate parallel to the plane, h above it.
+                    let p = |dx: f64, dy: f64| [c[0] + dx, c[1] + dy, z(c[0] + dx, c[1] + dy) + h];
+                    lb.tri(p(-s, -s), p(s, -s), p(0.0, s));
+                }
+            }
+            obstacles.push(c);
+        }
+        let mesh = lb.build();
+        let (surface, oracle) = bake_generated("fuzz", &mesh);
+        let mut queries = Vec::new();
+        for c in &obstacles {
+            let nq: usize = std::env::var("FUZZ_Q").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
+            for _ in 0..nq {
+                let agent = match (rng.next() * 4.0) as usize {
+                    0 => Agent::DEFAULT,
+                    1 => Agent {
+                        radius_cm: 30.0,
+                        half_height_cm: 90.0,
+                    },
+                    2 => Agent {
+                        radius_cm: rng.range(0.5, 42.0),
+                        half_height_cm: 96.0,
+                    },
+                    _ => Agent {
+                        radius_cm: 20.0,
+                        half_height_cm: 20.0,
+                    },
+                };
+                let r = agent.radius_cm;
+                let ang = rng.range(0.0, std::f64::consts::TAU);
+                let dist = rng.range(0.0, r + 20.0);
+                let (mut x, mut y) = (c[0] + dist * ang.cos(), c[1] + dist * ang.sin());
+                if rng.next() < 0.3 {
+                    // On a quarter line of the certificate grid (± a hair).
+                    let eps = [0.0, 1e-9, -1e-9, 1e-12][(rng.next() * 4.0) as usize];
+                    if rng.next() < 0.5 {
+                        x = (x / 20.0).round() * 20.0 + eps;
+                    } else {
+                        y = (y / 20.0).round() * 20.0 + eps;
+                    }
+                }
+                // Bottom sphere centre resting on the plane, then lifted.
+                let rest_c = z(x, y) + r * (1.0 + a * a + b * b).sqrt();
+                let lift = [0.001, 0.5, 5.0, 40.0][(rng.next() * 4.0) as usize];
+                let cz = rest_c + lift;
+                let pos = [x, y, cz - r + agent.half_height_cm];
+                for down in [47.4, 200.0] {
+                    queries.push(FloorQuery {
+                        pos,
+                        down_cm: down,
+                        agent,
+                    });
+                }
+                // The line trace too.
+                queries.push(FloorQuery {
+                    pos: [x, y, z(x, y) + lift + 96.0],
+                    down_cm: 47.4,
+                    agent: Agent::DEFAULT,
+                });
+            }
+        }
+        let (caps, lines): (Vec<FloorQuery>, Vec<FloorQuery>) = queries
+            .iter()
+            .partition(|q| q.agent.radius_cm != 42.0 || q.pos[2] != 0.0);
+        let lines: Vec<FloorQuery> = lines.into_iter().chain(caps.iter().copied()).collect();
+        let what = format!("seed {seed} slope ({a:.3}, {b:.3})");
+        check(&mut total, &what, (&surface, &oracle), &caps, &lines);
+    }
+    println!("total: {}", total.summary());
+    assert!(total.errors.is_empty());
+}
+
+/// A sloped rectangle over a lower floor: queries near its edges, where a
+/// capsule's contact may fall off the slope's uphill edge.
+#[test]
+fn fuzz_slope_edges() {
+    let seeds: u64 = std::env::var("FUZZ_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let nq: usize = std::env::var("FUZZ_Q")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3000);
+    let mut total = Tally::default();
+    for seed in 0..seeds {
+        let mut rng = Rng(0xD1B54A32D192ED03 ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
+        for _ in 0..20 {
+            rng.next();
+        }
+        let (a, b) = (rng.range(-0.9, 0.9), rng.range(-0.5, 0.5));
+        let k = 200.0;
+        let z = |x: f64, y: f64| a * x + b * y + k;
+        let (x0, x1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
+        let (y0, y1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
+        let mut lb = LevelBuilder::new();
+        lb.plane([x0, x1], [y0, y1], [a, b, k], Winding::Up);
+        let zl = -3000.0;
+        lb.floor([0.0, 3200.0], [0.0, 3200.0], zl, Winding::Up);
+        let mesh = lb.build();
+        let (surface, oracle) = bake_generated("slope_edges", &mesh);
+        let mut queries = Vec::new();
+        for _ in 0..nq {
+            let agent = match (rng.next() * 3.0) as usize {
+                0 => Agent::DEFAULT,
+                1 => Agent {
+                    radius_cm: rng.range(0.1, 42.0),
+                    half_height_cm: 96.0,
+                },
+                _ => Agent {
+                    radius_cm: 20.0,
+                    half_height_cm: 20.0,
+                },
+            };
+            let r = agent.radius_cm;
+            // Near an edge.
+            let side = (rng.next() * 4.0) as usize;
+            let off = rng.range(-45.0, 45.0);
+            let (x, y) = match side {
+                0 => (x0 + off, rng.range(y0, y1)),
+                1 => (x1 + off, rng.range(y0, y1)),
+                2 => (rng.range(x0, x1), y0 + off),
+                _ => (rng.range(x0, x1), y1 + off),
+            };
+            let rest_c = z(x, y) + r * (1.0 + a * a + b * b).sqrt();
+            let lift = [0.001, 0.5, 5.0, 40.0][(rng.next() * 4.0) as usize];
+            let cz = rest_c + lift;
+            let pos = [x, y, cz - r + agent.half_height_cm];
+            queries.push(FloorQuery {
+                pos,
+                down_cm: 200.0,
+                agent,
+            });
+        }
+        let what = format!("seed {seed} slope ({a:.3}, {b:.3})");
+        check(&mut total, &what, (&surface, &oracle), &queries, &queries);
+    }
+    println!("total: {}", total.summary());
+    assert!(total.errors.is_empty());
+}
+
+/// Compares capsule floors at `caps` and line traces (default agent) at
+/// `lines` with the oracle, prints the tallies (and a few errors), and adds
+/// them to `total`.
+fn check(
+    total: &mut Tally,
+    what: &str,
+    (surface, oracle): (&Surface, &Oracle),
+    caps: &[FloorQuery],
+    lines: &[FloorQuery],
+) {
+    let capsule = compare_capsule(surface, oracle, caps);
+    let lines: Vec<FloorQuery> = lines
+        .iter()
+        .map(|q| FloorQuery {
+            agent: Agent::DEFAULT,
+            ..*q
+        })
+        .collect();
+    let line = compare_line(surface, oracle, &lines);
+    println!("{what}: capsule {} | line {}", capsule.summary(), line.summary());
+    for e in capsule.errors.iter().chain(&line.errors).take(4) {
+        println!("WRONG {e}");
+    }
+    total.merge(&capsule);
+    total.merge(&line);
+}
