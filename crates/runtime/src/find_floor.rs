@@ -136,9 +136,22 @@ impl Surface {
         self.bake_params().walkable_normal_z.get() as f64
     }
 
-    fn floor_hit(&self, pos: [f64; 3], floor_dist: f64, point: V3, normal: V3) -> Result<FloorOutcome, FallbackReason> {
+    /// A floor answer, unless the true normal (within `normal_err` of
+    /// `normal`) may be beyond the contract's tolerance or on the other side
+    /// of the walkable threshold.
+    fn floor_hit(
+        &self,
+        pos: [f64; 3],
+        floor_dist: f64,
+        point: V3,
+        normal: V3,
+        normal_err: f64,
+    ) -> Result<FloorOutcome, FallbackReason> {
         let walkable_z = self.walkable_z();
-        if (normal[2] - walkable_z).abs() < WALKABLE_Z_BAND {
+        if normal_err.is_nan()
+            || normal_err > MAX_NORMAL_ERR
+            || (normal[2] - walkable_z).abs() < WALKABLE_Z_BAND + normal_err
+        {
             return Err(FallbackReason::PrecisionBudget);
         }
         Ok(FloorOutcome::Floor(FloorHit {
@@ -166,7 +179,13 @@ impl Surface {
         let lo = bottom - down_cm;
         if let Some(z) = certified_line(&f, x, y, lo, top)? {
             return match z {
-                Some((z, normal)) => self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], normal),
+                Some((z, normal)) => self.floor_hit(
+                    pos,
+                    bottom - z,
+                    [pos[0], pos[1], z + f.origin[2]],
+                    normal,
+                    PIECE_NORMAL_ERR,
+                ),
                 None => Ok(FloorOutcome::NoFloor),
             };
         }
@@ -189,6 +208,7 @@ impl Surface {
                     err: g.z_err,
                     point: [x, y, z],
                     normal: g.normal(),
+                    normal_err: PIECE_NORMAL_ERR,
                 }),
                 Side::Band => hits.undecided(top - z - g.z_err),
             }
@@ -209,6 +229,7 @@ impl Surface {
                         err: VERTEX_Z_ERR_CM + (a * a + b * b).sqrt() * VERTEX_XY_ERR_CM,
                         point: [x, y, z],
                         normal,
+                        normal_err: triangle_normal_err(&tri, BLOCKER_VERTEX_ERR_CM),
                     });
                 }
                 _ => {
@@ -225,7 +246,13 @@ impl Surface {
             return Ok(FloorOutcome::NoFloor);
         };
         let z = top - c.t;
-        self.floor_hit(pos, bottom - z, [pos[0], pos[1], z + f.origin[2]], c.normal)
+        self.floor_hit(
+            pos,
+            bottom - z,
+            [pos[0], pos[1], z + f.origin[2]],
+            c.normal,
+            c.normal_err,
+        )
     }
 
     fn find_floor_capsule(
@@ -251,7 +278,7 @@ impl Surface {
         let top_z = c[2] + 2.0 * half_seg;
         if let Some(found) = certified_capsule(&f, c, r, top_z + r, down_cm)? {
             return match found {
-                Some(best) => self.floor_hit(pos, best.t, f.to_world(best.point), best.normal),
+                Some(best) => self.floor_hit(pos, best.t, f.to_world(best.point), best.normal, best.normal_err),
                 None => Ok(FloorOutcome::NoFloor),
             };
         }
@@ -399,6 +426,7 @@ impl Surface {
                         err: g.z_err,
                         point: face.point,
                         normal,
+                        normal_err: PIECE_NORMAL_ERR,
                     });
                     // The face contact is the highest point at which the
                     // sphere meets the plane at all: the piece's edges and
@@ -455,6 +483,7 @@ impl Surface {
                         err,
                         point: face.point,
                         normal,
+                        normal_err: triangle_normal_err(&tri, BLOCKER_VERTEX_ERR_CM),
                     }),
                     Side::Band => hits.undecided(face.t - err),
                 }
@@ -478,7 +507,7 @@ impl Surface {
         let Some(best) = hits.decide(0.0, down_cm)? else {
             return Ok(FloorOutcome::NoFloor);
         };
-        self.floor_hit(pos, best.t, f.to_world(best.point), best.normal)
+        self.floor_hit(pos, best.t, f.to_world(best.point), best.normal, best.normal_err)
     }
 }
 
@@ -638,6 +667,7 @@ fn certified_capsule(
             err,
             point: sub(centre, scale(normal, r)),
             normal,
+            normal_err: PIECE_NORMAL_ERR,
         }))
     } else if t - err > down {
         Some(None)

@@ -329,6 +329,10 @@ pub(crate) struct Cand {
     pub err: f64,
     pub point: V3,
     pub normal: V3,
+    /// Bound on how far the true contact's unit normal lies from `normal`
+    /// (any component, and for an answer from [`Hits::decide`]: from the
+    /// normal of whichever candidate truly comes first).
+    pub normal_err: f64,
 }
 
 /// Candidate contacts of one query.
@@ -349,6 +353,7 @@ impl Hits {
                 err: 0.0,
                 point: [0.0; 3],
                 normal: [0.0; 3],
+                normal_err: 0.0,
             }; MAX_CANDIDATES],
             n: 0,
             undecided_t: f64::INFINITY,
@@ -431,15 +436,23 @@ impl Hits {
         if self.undecided_t <= reach {
             return Err(FallbackReason::PrecisionBudget);
         }
+        // Any candidate that may come first may be the true contact: the
+        // answer's normal must lie within the contract's tolerance of each
+        // one's true normal.
+        let mut normal_err = best.normal_err;
         for c in list {
-            if c.t - c.err <= reach && (0..3).any(|k| (c.normal[k] - best.normal[k]).abs() > SAME_NORMAL) {
-                return Err(FallbackReason::PrecisionBudget);
+            if c.t - c.err <= reach {
+                let apart = (0..3).map(|k| (c.normal[k] - best.normal[k]).abs()).fold(0.0, f64::max);
+                if apart > SAME_NORMAL {
+                    return Err(FallbackReason::PrecisionBudget);
+                }
+                normal_err = normal_err.max(apart + c.normal_err);
             }
         }
-        if best.err > MAX_CONTACT_ERR_CM {
+        if best.err > MAX_CONTACT_ERR_CM || normal_err.is_nan() || normal_err > MAX_NORMAL_ERR {
             return Err(FallbackReason::PrecisionBudget);
         }
-        Ok(Some(best))
+        Ok(Some(Cand { normal_err, ..best }))
     }
 }
 
@@ -499,16 +512,50 @@ pub(crate) fn push_edge_contact(hits: &mut Hits, c: V3, r: f64, p0: V3, p1: V3, 
     match (nominal, late) {
         (Some((n, _)), Some((l, _))) => {
             let centre = [c[0], c[1], c[2] - n.t];
+            let err = (n.t - early.t).max(l.t - n.t);
             hits.push(Cand {
                 t: n.t,
-                err: (n.t - early.t).max(l.t - n.t),
+                err,
                 point: n.point,
                 normal: scale(sub(centre, n.point), 1.0 / r),
+                normal_err: edge_normal_err(r, len(sub(p1, p0)), e, err),
             });
         }
         _ => hits.undecided(early.t),
     }
     false
+}
+
+/// Bound on the error of a sphere's contact normal with a segment of
+/// length `l` whose true position lies within `e` of it, the contact time
+/// being within `t_err` of the nominal one.
+///
+/// The normal is the part of `w` (from a segment end to the centre)
+/// across the segment's direction `u`, over `r`. The true `w` is within
+/// `t_err + e` of the nominal; the true direction within `2e/l` radians,
+/// which moves the part across by at most that times `|w| ≤ √(r² + l²)`
+/// (plus the same slack); and where either foot is the segment's end
+/// rather than inside it the foot moves by as much again: twice the
+/// first term. A segment shorter than that is a point within `e + l`.
+pub(crate) fn edge_normal_err(r: f64, l: f64, e: f64, t_err: f64) -> f64 {
+    let shift = t_err + e;
+    let along = if l > 0.0 {
+        (2.0 * shift + 2.0 * e / l * ((r * r + l * l).sqrt() + shift)) / r
+    } else {
+        f64::INFINITY
+    };
+    let point = 2.0 * (shift + l) / r;
+    along.min(point)
+}
+
+/// Bound on the error of a triangle's unit normal when each vertex may lie
+/// within `d` of where it is stored: the edge vectors move by at most `2d`,
+/// their cross product by `2d(|e1| + |e2|) + 4d²`, and the unit normal by
+/// at most twice that over the cross product's length.
+pub(crate) fn triangle_normal_err(tri: &[V3; 3], d: f64) -> f64 {
+    let (e1, e2) = (sub(tri[1], tri[0]), sub(tri[2], tri[0]));
+    let area2 = len(cross(e1, e2));
+    2.0 * (2.0 * d * (len(e1) + len(e2)) + 4.0 * d * d) / area2
 }
 
 #[cfg(test)]
@@ -519,6 +566,38 @@ mod tests {
     /// Uniform in [0, 1).
     fn unit(seed: &mut u64) -> f64 {
         0.5 * (crate::testing::rng(seed) + 1.0)
+    }
+
+    /// Triangles of every shape (slivers included), each vertex moved by up
+    /// to `d`: the unit normal moves by no more than the bound (and the
+    /// bound is not wildly loose on a fat triangle).
+    #[test]
+    fn triangle_normal_err_bounds_the_normal() {
+        let mut seed = 7u64;
+        let d = 0.01;
+        let unit_normal = |t: &[V3; 3]| {
+            let n = cross(sub(t[1], t[0]), sub(t[2], t[0]));
+            scale(n, 1.0 / len(n))
+        };
+        let mut worst: f64 = 0.0;
+        for _ in 0..20_000 {
+            let size = 0.1 + 50.0 * unit(&mut seed);
+            let tri: [V3; 3] = std::array::from_fn(|_| std::array::from_fn(|_| size * crate::testing::rng(&mut seed)));
+            let bound = triangle_normal_err(&tri, d);
+            if !bound.is_finite() || bound > 1.0 {
+                continue;
+            }
+            let moved = tri.map(|v| {
+                let m: V3 = std::array::from_fn(|_| crate::testing::rng(&mut seed));
+                add(v, scale(m, d / len(m).max(1.0)))
+            });
+            let (n0, n1) = (unit_normal(&tri), unit_normal(&moved));
+            // (Either orientation: the moved one may have flipped.)
+            let err = len(sub(n0, n1)).min(len(add(n0, n1)));
+            assert!(err <= bound, "{tri:?}: {err} > {bound}");
+            worst = worst.max(err / bound);
+        }
+        assert!(worst > 0.05, "the bound is loose: at most {worst} of it reached");
     }
 
     /// Near an interior edge a point is Inside (the surface goes on across

@@ -28,8 +28,17 @@ pub const Z_MARGIN_CM: f64 = 0.001;
 /// Two normals within this (max component difference) are the same: half
 /// the 1e-3 normal tolerance of the contract, so either may be answered.
 pub const SAME_NORMAL: f64 = 5e-4;
-/// A normal whose z lies this close to the walkable threshold is undecided.
+/// A normal whose z lies this close to the walkable threshold is undecided
+/// (beyond the answer's own normal error bound).
 pub const WALKABLE_Z_BAND: f64 = 1e-5;
+/// The contract's normal tolerance (any component): an answer whose
+/// normal may be farther from the truth falls back.
+pub const MAX_NORMAL_ERR: f64 = 1e-3;
+/// How far a piece's stored plane normal may lie from the normal of any of
+/// its true triangles: the bake merges triangles into one flat group only
+/// within 2e-4 rad of the group's first (`FLAT_NORMAL_TOL_RAD`), so any
+/// two, and the fitted plane, are within twice that; plus `f32` storage.
+pub const PIECE_NORMAL_ERR: f64 = 4e-4 + 1e-6;
 /// An answer whose own error bound exceeds this cannot promise the 0.01 cm
 /// contract (the rest is margin for f64 rounding). [Units: cm]
 pub const MAX_CONTACT_ERR_CM: f64 = 0.008;
