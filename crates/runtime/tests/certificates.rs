@@ -218,7 +218,7 @@ fn fuzz_slopes_and_obstacles() {
     let seeds: u64 = std::env::var("FUZZ_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(12);
     let mut total = Tally::default();
     let first: u64 = std::env::var("FUZZ_FIRST")
         .ok()
@@ -387,7 +387,7 @@ fn fuzz_slope_edges() {
     let seeds: u64 = std::env::var("FUZZ_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(12);
     let nq: usize = std::env::var("FUZZ_Q")
         .ok()
         .and_then(|s| s.parse().ok())
