@@ -464,15 +464,7 @@ impl CertWall {
             [self.x0.get() as f64, self.y0.get() as f64],
             [self.x1.get() as f64, self.y1.get() as f64],
         );
-        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-        let len2 = ex * ex + ey * ey;
-        let t = if len2 > 0.0 {
-            (((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / len2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let (dx, dy) = (a[0] + t * ex - p[0], a[1] + t * ey - p[1]);
-        let dist2 = dx * dx + dy * dy;
+        let dist2 = segment_xy_dist2(p, a, b);
         let err = self.err_cm.get() as f64 + margin;
         let need = r + err;
         if !need.is_finite() {
@@ -495,6 +487,23 @@ impl CertWall {
     }
 }
 const _: () = assert!(size_of::<Cert>() == 28);
+
+/// Squared distance from `p` to the segment `a b` (XY; a point segment is
+/// its point). One definition for the bake, the file's checks and the
+/// runtime.
+#[inline]
+pub fn segment_xy_dist2(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+    let (wx, wy) = (p[0] - a[0], p[1] - a[1]);
+    let l2 = ex * ex + ey * ey;
+    let s = if l2 > 0.0 {
+        ((wx * ex + wy * ey) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (dx, dy) = (wx - s * ex, wy - s * ey);
+    dx * dx + dy * dy
+}
 
 /// Rounds `offset` up to the section alignment.
 pub const fn align_up(offset: usize, align: usize) -> usize {

@@ -126,12 +126,5 @@ pub fn xy_box<const N: usize>(p: &[[f64; N]]) -> ([f64; 2], [f64; 2]) {
 
 /// Horizontal distance from `p` to the segment `a b`.
 pub fn segment_xy_distance(p: [f64; 2], a: [f64; 3], b: [f64; 3]) -> f64 {
-    let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-    let l2 = ex * ex + ey * ey;
-    let t = if l2 > 0.0 {
-        (((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (a[0] + t * ex - p[0]).hypot(a[1] + t * ey - p[1])
+    walksurf_format::segment_xy_dist2(p, [a[0], a[1]], [b[0], b[1]]).sqrt()
 }

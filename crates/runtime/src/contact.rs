@@ -65,16 +65,7 @@ pub fn segment_box_dist2(c: V3, p0: V3, p1: V3) -> f64 {
 /// Horizontal distance² from `c` to the segment's XY projection.
 #[inline]
 pub fn segment_xy_dist2(c: V3, p0: V3, p1: V3) -> f64 {
-    let (ex, ey) = (p1[0] - p0[0], p1[1] - p0[1]);
-    let (wx, wy) = (c[0] - p0[0], c[1] - p0[1]);
-    let l2 = ex * ex + ey * ey;
-    let s = if l2 > 0.0 {
-        ((wx * ex + wy * ey) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let (dx, dy) = (wx - s * ex, wy - s * ey);
-    dx * dx + dy * dy
+    walksurf_format::segment_xy_dist2([c[0], c[1]], [p0[0], p0[1]], [p1[0], p1[1]])
 }
 
 /// The radius-independent part of [`sphere_down_segment_interval`], so one

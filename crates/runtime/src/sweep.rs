@@ -251,9 +251,7 @@ fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> 
     if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
         return 0.0;
     }
-    let point = |p: [f64; 2], a: [f64; 2], b: [f64; 2]| {
-        segment_xy_dist2([p[0], p[1], 0.0], [a[0], a[1], 0.0], [b[0], b[1], 0.0])
-    };
+    let point = walksurf_format::segment_xy_dist2;
     point(p0, q0, q1)
         .min(point(p1, q0, q1))
         .min(point(q0, p0, p1))

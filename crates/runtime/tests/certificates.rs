@@ -200,6 +200,15 @@ fn low_ceiling_bounds_the_clearance() {
 
 struct Rng(u64);
 impl Rng {
+    /// Seed `seed` of the stream `stream`, its first draws skipped.
+    fn seeded(stream: u64, seed: u64) -> Rng {
+        let mut rng = Rng(stream ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
+        for _ in 0..20 {
+            rng.next();
+        }
+        rng
+    }
+
     fn next(&mut self) -> f64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
@@ -225,10 +234,7 @@ fn fuzz_slopes_and_obstacles() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
     for seed in first..first + seeds {
-        let mut rng = Rng(0x9E3779B97F4A7C15 ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
-        for _ in 0..20 {
-            rng.next();
-        }
+        let mut rng = Rng::seeded(0x9E3779B97F4A7C15, seed);
         let (a, b) = (rng.range(-0.7, 0.7), rng.range(-0.7, 0.7));
         let k = 0.0;
         let z = |x: f64, y: f64| a * x + b * y + k;
@@ -417,58 +423,53 @@ fn an_edge_normal_at_the_walkable_threshold() {
 
 /// One level of [`fuzz_slope_edges`], its tallies added to `total`.
 fn slope_edges(seed: u64, nq: usize, total: &mut Tally) {
-    {
-        let mut rng = Rng(0xD1B54A32D192ED03 ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
-        for _ in 0..20 {
-            rng.next();
-        }
-        let (a, b) = (rng.range(-0.9, 0.9), rng.range(-0.5, 0.5));
-        let k = 200.0;
-        let z = |x: f64, y: f64| a * x + b * y + k;
-        let (x0, x1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
-        let (y0, y1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
-        let mut lb = LevelBuilder::new();
-        lb.plane([x0, x1], [y0, y1], [a, b, k], Winding::Up);
-        let zl = -3000.0;
-        lb.floor([0.0, 3200.0], [0.0, 3200.0], zl, Winding::Up);
-        let mesh = lb.build();
-        let (surface, oracle) = bake_generated("slope_edges", &mesh);
-        let mut queries = Vec::new();
-        for _ in 0..nq {
-            let agent = match (rng.next() * 3.0) as usize {
-                0 => Agent::DEFAULT,
-                1 => Agent {
-                    radius_cm: rng.range(0.1, 42.0),
-                    half_height_cm: 96.0,
-                },
-                _ => Agent {
-                    radius_cm: 20.0,
-                    half_height_cm: 20.0,
-                },
-            };
-            let r = agent.radius_cm;
-            // Near an edge.
-            let side = (rng.next() * 4.0) as usize;
-            let off = rng.range(-45.0, 45.0);
-            let (x, y) = match side {
-                0 => (x0 + off, rng.range(y0, y1)),
-                1 => (x1 + off, rng.range(y0, y1)),
-                2 => (rng.range(x0, x1), y0 + off),
-                _ => (rng.range(x0, x1), y1 + off),
-            };
-            let rest_c = z(x, y) + r * (1.0 + a * a + b * b).sqrt();
-            let lift = [0.001, 0.5, 5.0, 40.0][(rng.next() * 4.0) as usize];
-            let cz = rest_c + lift;
-            let pos = [x, y, cz - r + agent.half_height_cm];
-            queries.push(FloorQuery {
-                pos,
-                down_cm: 200.0,
-                agent,
-            });
-        }
-        let what = format!("seed {seed} slope ({a:.3}, {b:.3})");
-        check(total, &what, (&surface, &oracle), &queries, &queries);
+    let mut rng = Rng::seeded(0xD1B54A32D192ED03, seed);
+    let (a, b) = (rng.range(-0.9, 0.9), rng.range(-0.5, 0.5));
+    let k = 200.0;
+    let z = |x: f64, y: f64| a * x + b * y + k;
+    let (x0, x1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
+    let (y0, y1) = (rng.range(200.0, 1400.0), rng.range(1800.0, 3000.0));
+    let mut lb = LevelBuilder::new();
+    lb.plane([x0, x1], [y0, y1], [a, b, k], Winding::Up);
+    let zl = -3000.0;
+    lb.floor([0.0, 3200.0], [0.0, 3200.0], zl, Winding::Up);
+    let mesh = lb.build();
+    let (surface, oracle) = bake_generated("slope_edges", &mesh);
+    let mut queries = Vec::new();
+    for _ in 0..nq {
+        let agent = match (rng.next() * 3.0) as usize {
+            0 => Agent::DEFAULT,
+            1 => Agent {
+                radius_cm: rng.range(0.1, 42.0),
+                half_height_cm: 96.0,
+            },
+            _ => Agent {
+                radius_cm: 20.0,
+                half_height_cm: 20.0,
+            },
+        };
+        let r = agent.radius_cm;
+        // Near an edge.
+        let side = (rng.next() * 4.0) as usize;
+        let off = rng.range(-45.0, 45.0);
+        let (x, y) = match side {
+            0 => (x0 + off, rng.range(y0, y1)),
+            1 => (x1 + off, rng.range(y0, y1)),
+            2 => (rng.range(x0, x1), y0 + off),
+            _ => (rng.range(x0, x1), y1 + off),
+        };
+        let rest_c = z(x, y) + r * (1.0 + a * a + b * b).sqrt();
+        let lift = [0.001, 0.5, 5.0, 40.0][(rng.next() * 4.0) as usize];
+        let cz = rest_c + lift;
+        let pos = [x, y, cz - r + agent.half_height_cm];
+        queries.push(FloorQuery {
+            pos,
+            down_cm: 200.0,
+            agent,
+        });
     }
+    let what = format!("seed {seed} slope ({a:.3}, {b:.3})");
+    check(total, &what, (&surface, &oracle), &queries, &queries);
 }
 
 /// Compares capsule floors at `caps` and line traces (default agent) at

@@ -299,7 +299,6 @@ impl Grid<'_> {
         let mut certs = Vec::new();
         let mut walls: Vec<CertWall> = Vec::new();
         let mut listed: Vec<Foot> = Vec::new();
-        let mut before: Vec<Foot> = Vec::new();
         let mut stored: Vec<CertWall> = Vec::new();
         let mut shared: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         let mut parts: Vec<u32> = Vec::new();
@@ -473,18 +472,17 @@ impl Grid<'_> {
                         // primitive's footprint than the radius never touches
                         // it: list it for the query to check instead of
                         // lowering the clearance.
-                        before.clone_from(&listed);
-                        let at = match footprints[qi as usize] {
+                        let listing = match footprints[qi as usize] {
                             Some(w) if h.z_lo <= list_below => {
                                 list_footprint(&mut listed, w.rising(h.z_hi - low_under(&w) + z_err))
                             }
                             _ => None,
                         };
-                        let Some(at) = at else {
+                        let Some(listing) = listing else {
                             clear = clear.min(h.z_lo);
                             continue;
                         };
-                        let w = listed[at].stored();
+                        let w = listed[listing.at].stored();
                         let mut still = usable;
                         for q in 0..CERT_SUBCELLS * CERT_SUBCELLS {
                             if still >> q & 1 != 0 && !w.passes(sample(q), reach_cm, slope, 0.0) {
@@ -495,14 +493,16 @@ impl Grid<'_> {
                             // Listed, it would leave no quarter usable (a
                             // ceiling over the cell): it bounds the clearance
                             // instead.
-                            listed.clone_from(&before);
+                            match listing.was {
+                                Some(was) => listed[listing.at] = was,
+                                None => {
+                                    listed.pop();
+                                }
+                            }
                             clear = clear.min(h.z_lo);
                             continue;
                         }
                         usable = still;
-                    }
-                    if usable == 0 {
-                        continue;
                     }
                     // Worth its bytes only where the largest agent's capsule
                     // (at least twice its radius high) fits under the
@@ -786,18 +786,28 @@ impl Foot {
     }
 }
 
+/// Where [`list_footprint`] put a footprint: the entry, and what it held
+/// before (`None`: pushed), to undo it.
+struct Listing {
+    at: usize,
+    was: Option<Foot>,
+}
+
 /// Lists a footprint, merged into one already listed where it fits, else
-/// as a new one while there is room: where it went, `None` if nowhere.
-fn list_footprint(listed: &mut Vec<Foot>, w: Foot) -> Option<usize> {
-    for (i, l) in listed.iter_mut().enumerate() {
+/// as a new one while there is room; `None` if nowhere.
+fn list_footprint(listed: &mut Vec<Foot>, w: Foot) -> Option<Listing> {
+    for (at, l) in listed.iter_mut().enumerate() {
         if let Some(m) = l.merged(&w) {
-            *l = m;
-            return Some(i);
+            let was = std::mem::replace(l, m);
+            return Some(Listing { at, was: Some(was) });
         }
     }
     if listed.len() < MAX_CERT_WALLS {
         listed.push(w);
-        return Some(listed.len() - 1);
+        return Some(Listing {
+            at: listed.len() - 1,
+            was: None,
+        });
     }
     None
 }
