@@ -460,11 +460,32 @@ impl CertWall {
     /// wholly below the plane always does.
     #[inline]
     pub fn passes(&self, p: [f64; 2], r: f64, slope: f64, margin: f64) -> bool {
-        let (a, b) = (
-            [self.x0.get() as f64, self.y0.get() as f64],
-            [self.x1.get() as f64, self.y1.get() as f64],
-        );
-        let dist2 = segment_xy_dist2(p, a, b);
+        self.passes_at(segment_xy_dist2(p, self.a(), self.b()), r, slope, margin)
+    }
+
+    /// [`CertWall::passes`] for every axis position on the segment `p0 p1`
+    /// at once (a horizontal move): the test at the footprint's least
+    /// distance from the segment holds wherever the axis is on it, as
+    /// `f` only grows past the contact offset.
+    #[inline]
+    pub fn passes_along(&self, p0: [f64; 2], p1: [f64; 2], r: f64, slope: f64, margin: f64) -> bool {
+        self.passes_at(segments_xy_dist2(p0, p1, self.a(), self.b()), r, slope, margin)
+    }
+
+    #[inline]
+    fn a(&self) -> [f64; 2] {
+        [self.x0.get() as f64, self.y0.get() as f64]
+    }
+
+    #[inline]
+    fn b(&self) -> [f64; 2] {
+        [self.x1.get() as f64, self.y1.get() as f64]
+    }
+
+    /// The test of [`CertWall::passes`] for an axis `dist2` (squared, cm²)
+    /// from the footprint's segment.
+    #[inline]
+    fn passes_at(&self, dist2: f64, r: f64, slope: f64, margin: f64) -> bool {
         let err = self.err_cm.get() as f64 + margin;
         let need = r + err;
         if !need.is_finite() {
@@ -503,6 +524,22 @@ pub fn segment_xy_dist2(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
     };
     let (dx, dy) = (wx - s * ex, wy - s * ey);
     dx * dx + dy * dy
+}
+
+/// Squared distance between the XY segments `p0 p1` and `q0 q1` (0 when
+/// they cross).
+#[inline]
+pub fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
+    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    let (d1, d2) = (orient(p0, p1, q0), orient(p0, p1, q1));
+    let (d3, d4) = (orient(q0, q1, p0), orient(q0, q1, p1));
+    if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
+        return 0.0;
+    }
+    segment_xy_dist2(p0, q0, q1)
+        .min(segment_xy_dist2(p1, q0, q1))
+        .min(segment_xy_dist2(q0, p0, p1))
+        .min(segment_xy_dist2(q1, p0, p1))
 }
 
 /// Rounds `offset` up to the section alignment.

@@ -144,13 +144,18 @@ impl Surface {
 /// The fast path of a sweep: a move of at most one certificate cell
 /// whose every cell (of the box of its start and end cells) certifies
 /// the plane under the capsule, which stays above that plane, below
-/// every cell's clearance and away from every listed wall, touches
+/// every cell's clearance and past every listed footprint, touches
 /// nothing: `Clear`. `None`: take the full path.
 ///
-/// Every centre on the move lies in one of those cells, and each
-/// cell's certificate covers the footprint of a capsule centred in it;
-/// the plane's height under the bottom sphere is linear along the move,
-/// so clearing it at both ends clears it everywhere.
+/// Every centre on the move lies in one of those cells. A capsule centred
+/// in a cell, above its certificate's plane and below its clearance,
+/// can touch only the footprints the certificate lists (everything else
+/// over the cell grown by the largest radius is below the plane or above
+/// the clearance), wherever the plane's pieces are; so the cells' quarter
+/// coverage does not matter here. The plane's height under the bottom
+/// sphere is linear along the move, so clearing it at both ends clears it
+/// everywhere, and a footprint passed from its least distance to the move
+/// is passed from every point of it.
 ///
 /// `Err`: the Reference path cannot bound a certificate.
 fn certified_sweep(
@@ -186,9 +191,7 @@ fn certified_sweep(
         f.cert_z_err(cert, cell, r).map(|e| e.map(|e| e + Z_MARGIN_CM))
     };
     let mut start: Option<(&walksurf_format::Cert, f64)> = None;
-    // (A certificate whose plane covers only where a contact can fall says
-    // nothing about the rest of a capsule's footprint.)
-    for cert in f.tile.certs_in_cell(i0, j0).iter().filter(|c| c.covers_footprint()) {
+    for cert in f.tile.certs_in_cell(i0, j0) {
         let Some(e) = err(cert, (i0, j0))? else {
             return Ok(None);
         };
@@ -203,19 +206,16 @@ fn certified_sweep(
     // The clearance is linear along the move: its smaller end bounds it.
     let clear_min = clearance(start, c[0], c[1]).min(clearance(start, end[0], end[1]));
     let top = c[2] + h + r + Z_MARGIN_CM;
+    let slope = start.slope();
     let same_plane = |cert: &&walksurf_format::Cert| {
         cert.a.get().to_bits() == start.a.get().to_bits()
             && cert.b.get().to_bits() == start.b.get().to_bits()
             && cert.k.get().to_bits() == start.k.get().to_bits()
     };
+    let from = [c[0], c[1]];
     for j in j0.min(j1)..=j0.max(j1) {
         for i in i0.min(i1)..=i0.max(i1) {
-            let Some(cert) = f
-                .tile
-                .certs_in_cell(i, j)
-                .iter()
-                .find(|c| c.covers_footprint() && same_plane(c))
-            else {
+            let Some(cert) = f.tile.certs_in_cell(i, j).iter().find(same_plane) else {
                 return Ok(None);
             };
             // (Each cell's certificate bounds the plane's error there.)
@@ -228,34 +228,12 @@ fn certified_sweep(
             let Some(walls) = f.tile.cert_walls_of(cert) else {
                 return Ok(None);
             };
-            for w in walls {
-                let (w0, w1) = (
-                    [w.x0.get() as f64, w.y0.get() as f64],
-                    [w.x1.get() as f64, w.y1.get() as f64],
-                );
-                let need = r + w.err_cm.get() as f64 + Z_MARGIN_CM;
-                if !(need.is_finite() && segments_xy_dist2([c[0], c[1]], end, w0, w1) > need * need) {
-                    return Ok(None);
-                }
+            if !walls.iter().all(|w| w.passes_along(from, end, r, slope, Z_MARGIN_CM)) {
+                return Ok(None);
             }
         }
     }
     Ok(Some(SweepOutcome::Clear))
-}
-
-/// Distance² between two XY segments (0 when they cross).
-fn segments_xy_dist2(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
-    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-    let (d1, d2) = (orient(p0, p1, q0), orient(p0, p1, q1));
-    let (d3, d4) = (orient(q0, q1, p0), orient(q0, q1, p1));
-    if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
-        return 0.0;
-    }
-    let point = walksurf_format::segment_xy_dist2;
-    point(p0, q0, q1)
-        .min(point(p1, q0, q1))
-        .min(point(q0, p0, p1))
-        .min(point(q1, p0, p1))
 }
 
 /// The agent and its move, frame-free.

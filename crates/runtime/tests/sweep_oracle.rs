@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use walksurf::{Agent, FallbackReason, Surface, SweepOutcome};
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_file, bake_mesh, stage::ingest::ingest};
 use walksurf_oracle::corpus::{CorpusConfig, CorpusQuery, QueryClass, generate};
-use walksurf_oracle::{AgentShape, Oracle, OracleFloor, OracleSweep};
+use walksurf_oracle::{Oracle, OracleFloor, OracleSweep};
 
 const R: f64 = 42.0;
 const H: f64 = 96.0;
@@ -42,31 +42,6 @@ const MIN_GROUND_ANSWERED_PCT: f64 = 95.0;
 
 // ---------------------------------------------------------------------------
 // Comparison.
-
-/// One sweep query.
-#[derive(Clone, Copy, Debug)]
-struct SweepQuery {
-    pos: [f64; 3],
-    delta: [f64; 2],
-    agent: Agent,
-}
-
-impl SweepQuery {
-    fn new(pos: [f64; 3], delta: [f64; 2]) -> SweepQuery {
-        SweepQuery {
-            pos,
-            delta,
-            agent: Agent::DEFAULT,
-        }
-    }
-}
-
-fn shape(a: Agent) -> AgentShape {
-    AgentShape {
-        radius_cm: a.radius_cm,
-        half_height_cm: a.half_height_cm,
-    }
-}
 
 /// How a batch of sweeps went.
 #[derive(Clone, Debug, Default)]
@@ -149,83 +124,6 @@ impl SweepTally {
     }
 }
 
-/// Largest gap between R and the distance from a Hit's `impact_point` to
-/// the capsule axis at `location`: the distance bound, less what the
-/// quantised geometry may move the point. [Units: cm]
-const MAX_IMPACT_GAP_CM: f64 = 0.02;
-
-/// The rules of DESIGN §2 (as `walksurf validate` applies them, plus: only a
-/// Fallback may answer a start the oracle sees overlapping), and a Hit's
-/// own consistency: `location = pos + time·delta`, the impact point on the
-/// capsule's surface there, `normal` from it toward the axis, unit normals.
-/// `Ok(answered)`.
-fn compare_sweep(q: &SweepQuery, ours: SweepOutcome, truth: OracleSweep) -> Result<bool, String> {
-    match (ours, truth) {
-        (SweepOutcome::Fallback(_), _) => Ok(false),
-        (SweepOutcome::Clear, OracleSweep::Clear) => Ok(true),
-        (SweepOutcome::Clear, truth) => Err(format!("FALSE CLEAR: oracle {truth:?}")),
-        (SweepOutcome::Hit(h), OracleSweep::Hit { distance, time, .. }) => {
-            let err = (h.distance - distance).abs();
-            let finite = [h.time, h.distance]
-                .iter()
-                .chain(&h.location)
-                .chain(&h.impact_point)
-                .chain(&h.normal)
-                .chain(&h.impact_normal)
-                .all(|v| v.is_finite());
-            if !finite {
-                Err(format!("non-finite hit {h:?}"))
-            } else if err > MAX_DIST_ERR_CM {
-                Err(format!("distance {} vs oracle {distance} (diff {err:.6})", h.distance))
-            } else if (h.time - time).abs() > 1e-3 {
-                Err(format!("time {} vs oracle {time}", h.time))
-            } else if (len3(h.normal) - 1.0).abs() > 1e-9 || (len3(h.impact_normal) - 1.0).abs() > 1e-9 {
-                Err(format!("normals are not unit: {h:?}"))
-            } else {
-                hit_consistency(q, &h)?;
-                Ok(true)
-            }
-        }
-        (ours, truth) => Err(format!("{ours:?} vs oracle {truth:?}")),
-    }
-}
-
-/// `location`, `impact_point` and `normal` of a Hit agree with each other.
-fn hit_consistency(q: &SweepQuery, h: &walksurf::SweepHit) -> Result<(), String> {
-    let want = [q.pos[0] + h.time * q.delta[0], q.pos[1] + h.time * q.delta[1], q.pos[2]];
-    if (0..3).any(|k| (h.location[k] - want[k]).abs() > 1e-9 * (1.0 + q.pos[k].abs())) {
-        return Err(format!("location {:?} is not pos + time·delta = {want:?}", h.location));
-    }
-    let r = q.agent.radius_cm;
-    let half = q.agent.half_height_cm - r;
-    let z = h.impact_point[2].clamp(h.location[2] - half, h.location[2] + half);
-    let axis = [h.location[0], h.location[1], z];
-    let to_axis = [
-        axis[0] - h.impact_point[0],
-        axis[1] - h.impact_point[1],
-        axis[2] - h.impact_point[2],
-    ];
-    let d = len3(to_axis);
-    if (d - r).abs() > MAX_IMPACT_GAP_CM {
-        return Err(format!(
-            "impact_point {:?} is {d} from the axis, not R = {r}",
-            h.impact_point
-        ));
-    }
-    let cos = (0..3).map(|k| to_axis[k] * h.normal[k]).sum::<f64>() / d;
-    if cos < 0.999 {
-        return Err(format!(
-            "normal {:?} does not point from the impact point to the axis",
-            h.normal
-        ));
-    }
-    Ok(())
-}
-
-fn len3(v: [f64; 3]) -> f64 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
-}
-
 /// Runs every sweep through the runtime and the oracle (timing both in
 /// batches, as `walksurf validate` does).
 fn compare_sweeps(surface: &Surface, oracle: &Oracle, queries: &[SweepQuery]) -> SweepTally {
@@ -240,7 +138,7 @@ fn compare_sweeps(surface: &Surface, oracle: &Oracle, queries: &[SweepQuery]) ->
         let start = Instant::now();
         let truth: Vec<OracleSweep> = chunk
             .iter()
-            .map(|q| oracle.sweep(q.pos, q.delta, shape(q.agent)))
+            .map(|q| oracle.sweep(q.pos, q.delta, agent_shape(q.agent)))
             .collect();
         t.oracle += start.elapsed();
         for ((q, &o), &tr) in chunk.iter().zip(&ours).zip(&truth) {
@@ -320,7 +218,7 @@ fn check_spots(name: &str, surface: &Surface, oracle: &Oracle, spots: &[Spot]) {
     let mut answered = 0;
     for s in spots {
         let q = s.q;
-        let truth = oracle.sweep(q.pos, q.delta, shape(q.agent));
+        let truth = oracle.sweep(q.pos, q.delta, agent_shape(q.agent));
         match (s.expect, truth) {
             (Expect::Clear, OracleSweep::Clear) | (Expect::Overlap, OracleSweep::StartOverlap) => {}
             (Expect::Hit(d), OracleSweep::Hit { distance, .. }) if (distance - d).abs() <= 1e-6 => {}
@@ -351,7 +249,7 @@ const GRID_LENGTHS: [f64; 6] = [0.0, 5.0, 16.67, 33.33, 100.0, 256.0];
 fn rest_bottom(oracle: &Oracle, x: f64, y: f64, z: f64) -> Option<f64> {
     for lift in [30.0, 10.0, 3.0, 1.0] {
         let bottom = z + lift;
-        match oracle.find_floor_capsule([x, y, bottom + H], shape(Agent::DEFAULT), 300.0) {
+        match oracle.find_floor_capsule([x, y, bottom + H], agent_shape(Agent::DEFAULT), 300.0) {
             OracleFloor::StartOverlap => continue,
             OracleFloor::Floor { floor_dist, .. } => return Some(bottom - floor_dist),
             OracleFloor::NoFloor => return None,
@@ -769,7 +667,7 @@ fn zero_long_invalid_and_overlapping() {
     // Overlapping at the start, with and without a move.
     for pos in [[200.0, 0.0, H + HOVER], [170.0, 0.0, H + HOVER], [0.0, 0.0, H - 10.0]] {
         assert_eq!(
-            oracle.sweep(pos, [10.0, 0.0], shape(Agent::DEFAULT)),
+            oracle.sweep(pos, [10.0, 0.0], agent_shape(Agent::DEFAULT)),
             OracleSweep::StartOverlap
         );
         assert_eq!(
@@ -804,7 +702,7 @@ fn zero_long_invalid_and_overlapping() {
     ] {
         let pos = [0.0, 0.0, agent.half_height_cm + HOVER];
         let ours = s.sweep_horizontal(pos, [256.0, 0.0], agent);
-        let truth = oracle.sweep(pos, [256.0, 0.0], shape(agent));
+        let truth = oracle.sweep(pos, [256.0, 0.0], agent_shape(agent));
         compare_sweep(
             &SweepQuery {
                 pos,
@@ -828,7 +726,7 @@ fn zero_long_invalid_and_overlapping() {
     ] {
         let pos = [0.0, 0.0, agent.half_height_cm + HOVER];
         let ours = s.sweep_horizontal(pos, [256.0, 0.0], agent);
-        let truth = oracle.sweep(pos, [256.0, 0.0], shape(agent));
+        let truth = oracle.sweep(pos, [256.0, 0.0], agent_shape(agent));
         compare_sweep(
             &SweepQuery {
                 pos,
@@ -1078,7 +976,7 @@ fn shared_levels_sweep_timing() {
             f64::NAN
         } else {
             time(&|q| {
-                std::hint::black_box(oracle.sweep(q.pos, q.delta, shape(q.agent)));
+                std::hint::black_box(oracle.sweep(q.pos, q.delta, agent_shape(q.agent)));
             })
         };
         println!(

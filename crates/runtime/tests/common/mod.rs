@@ -8,10 +8,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use walksurf::{Agent, FloorMode, FloorOutcome, Surface};
+use walksurf::{Agent, FloorMode, FloorOutcome, Surface, SweepOutcome};
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh};
 use walksurf_oracle::corpus::{CorpusQuery, QueryClass};
-use walksurf_oracle::{AgentShape, Oracle, OracleFloor};
+use walksurf_oracle::{AgentShape, Oracle, OracleFloor, OracleSweep};
 
 /// Largest |floor_dist − oracle| of an answer that agrees (DESIGN §2). [Units: cm]
 pub const MAX_DIST_ERR_CM: f64 = 0.01;
@@ -698,4 +698,135 @@ pub fn assert_agree(what: &str, errors: &[String], n: usize, kind: &str) {
         errors.len(),
         shown.join("\n  ")
     );
+}
+
+/// One sweep query.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepQuery {
+    pub pos: [f64; 3],
+    pub delta: [f64; 2],
+    pub agent: Agent,
+}
+
+impl SweepQuery {
+    pub fn new(pos: [f64; 3], delta: [f64; 2]) -> SweepQuery {
+        SweepQuery {
+            pos,
+            delta,
+            agent: Agent::DEFAULT,
+        }
+    }
+}
+
+/// Largest gap between R and the distance from a Hit's `impact_point` to
+/// the capsule axis at `location`: the distance bound, less what the
+/// quantised geometry may move the point. [Units: cm]
+pub const MAX_IMPACT_GAP_CM: f64 = 0.02;
+
+/// The rules of DESIGN §2 (as `walksurf validate` applies them, plus: only a
+/// Fallback may answer a start the oracle sees overlapping), and a Hit's
+/// own consistency: `location = pos + time·delta`, the impact point on the
+/// capsule's surface there, `normal` from it toward the axis, unit normals.
+/// `Ok(answered)`.
+pub fn compare_sweep(q: &SweepQuery, ours: SweepOutcome, truth: OracleSweep) -> Result<bool, String> {
+    match (ours, truth) {
+        (SweepOutcome::Fallback(_), _) => Ok(false),
+        (SweepOutcome::Clear, OracleSweep::Clear) => Ok(true),
+        (SweepOutcome::Clear, truth) => Err(format!("FALSE CLEAR: oracle {truth:?}")),
+        (SweepOutcome::Hit(h), OracleSweep::Hit { distance, time, .. }) => {
+            let err = (h.distance - distance).abs();
+            let finite = [h.time, h.distance]
+                .iter()
+                .chain(&h.location)
+                .chain(&h.impact_point)
+                .chain(&h.normal)
+                .chain(&h.impact_normal)
+                .all(|v| v.is_finite());
+            if !finite {
+                Err(format!("non-finite hit {h:?}"))
+            } else if err > MAX_DIST_ERR_CM {
+                Err(format!("distance {} vs oracle {distance} (diff {err:.6})", h.distance))
+            } else if (h.time - time).abs() * len2(q.delta) > MAX_DIST_ERR_CM {
+                // (The contract bounds the distance moved: a short move's
+                // time may differ more.)
+                Err(format!("time {} vs oracle {time}", h.time))
+            } else if (len3(h.normal) - 1.0).abs() > 1e-9 || (len3(h.impact_normal) - 1.0).abs() > 1e-9 {
+                Err(format!("normals are not unit: {h:?}"))
+            } else {
+                hit_consistency(q, &h)?;
+                Ok(true)
+            }
+        }
+        (ours, truth) => Err(format!("{ours:?} vs oracle {truth:?}")),
+    }
+}
+
+/// `location`, `impact_point` and `normal` of a Hit agree with each other.
+pub fn hit_consistency(q: &SweepQuery, h: &walksurf::SweepHit) -> Result<(), String> {
+    let want = [q.pos[0] + h.time * q.delta[0], q.pos[1] + h.time * q.delta[1], q.pos[2]];
+    if (0..3).any(|k| (h.location[k] - want[k]).abs() > 1e-9 * (1.0 + q.pos[k].abs())) {
+        return Err(format!("location {:?} is not pos + time·delta = {want:?}", h.location));
+    }
+    if (h.distance - h.time * len2(q.delta)).abs() > 1e-9 * (1.0 + h.distance) {
+        return Err(format!("distance {} is not time·|delta|", h.distance));
+    }
+    let r = q.agent.radius_cm;
+    let half = q.agent.half_height_cm - r;
+    let z = h.impact_point[2].clamp(h.location[2] - half, h.location[2] + half);
+    let axis = [h.location[0], h.location[1], z];
+    let to_axis = [
+        axis[0] - h.impact_point[0],
+        axis[1] - h.impact_point[1],
+        axis[2] - h.impact_point[2],
+    ];
+    let d = len3(to_axis);
+    if (d - r).abs() > MAX_IMPACT_GAP_CM {
+        return Err(format!(
+            "impact_point {:?} is {d} from the axis, not R = {r}",
+            h.impact_point
+        ));
+    }
+    let cos = (0..3).map(|k| to_axis[k] * h.normal[k]).sum::<f64>() / d;
+    if cos < 0.999 {
+        return Err(format!(
+            "normal {:?} does not point from the impact point to the axis",
+            h.normal
+        ));
+    }
+    Ok(())
+}
+
+fn len2(v: [f64; 2]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+pub fn len3(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Runs every sweep through the runtime and the oracle ([`compare_sweep`]);
+/// a `Clear` counts as a floor-less answer, a `Hit` as a floor.
+pub fn compare_sweep_tally(surface: &Surface, oracle: &Oracle, queries: &[SweepQuery]) -> Tally {
+    let mut t = Tally::default();
+    for q in queries {
+        let ours = surface.sweep_horizontal(q.pos, q.delta, q.agent);
+        let truth = oracle.sweep(q.pos, q.delta, agent_shape(q.agent));
+        t.n += 1;
+        match ours {
+            SweepOutcome::Fallback(r) => *t.fallbacks.entry(r.as_str()).or_default() += 1,
+            SweepOutcome::Hit(_) => t.floors += 1,
+            SweepOutcome::Clear => {}
+        }
+        match compare_sweep(q, ours, truth) {
+            Ok(answered) => t.answered += answered as usize,
+            Err(why) => {
+                t.answered += 1;
+                t.errors.push(format!(
+                    "sweep pos {:?} delta {:?} agent (R {}, H {}): {why}",
+                    q.pos, q.delta, q.agent.radius_cm, q.agent.half_height_cm
+                ));
+            }
+        }
+    }
+    t
 }
