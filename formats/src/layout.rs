@@ -379,16 +379,14 @@ pub struct Cert {
     /// Where the plane holds: bit `2·j + i` covers quarter `(i, j)` of the
     /// cell (20 cm each, [`CERT_SUBCELLS`]): a capsule whose axis is in it
     /// first meets the plane where the plane's pieces are
-    /// ([`Cert::covers_at`]). Bit 16 ([`CERT_FOOTPRINT`]): they cover the
-    /// whole cell grown by `max_agent_radius_cm`, the footprint of any
-    /// capsule centred in it (a sweep may use it).
+    /// ([`Cert::covers_at`]). Other bits are ignored (bit 16 marked a
+    /// plane covering the whole grown cell in files of pipeline 29 and
+    /// before; no query needs it).
     pub cover: U32,
 }
 
 /// Sub-cells (quarters) per certificate cell edge ([`Cert::cover`]).
 pub const CERT_SUBCELLS: usize = 2;
-/// [`Cert::cover`] bit: the plane covers the whole grown cell.
-pub const CERT_FOOTPRINT: u32 = 1 << 16;
 /// Every sub-cell bit of [`Cert::cover`].
 pub const CERT_ALL_SUBCELLS: u32 = (1 << (CERT_SUBCELLS * CERT_SUBCELLS)) - 1;
 
@@ -406,12 +404,6 @@ impl Cert {
     pub fn slope(&self) -> f64 {
         let (a, b) = (self.a.get() as f64, self.b.get() as f64);
         (a * a + b * b).sqrt()
-    }
-
-    /// Whether the plane covers the whole grown cell ([`CERT_FOOTPRINT`]).
-    #[inline]
-    pub fn covers_footprint(&self) -> bool {
-        self.cover.get() & CERT_FOOTPRINT != 0
     }
 
     /// Whether a query whose axis is at `(u, v)` cm from the cell's low

@@ -8,8 +8,6 @@
 //! slope by at most `R·∇/√(1 + |∇|²)` (a sphere's contact point on the
 //! plane), plus the edge band. Covered for the whole cell, or else for some
 //! of its quarters (each held by one piece); a query checks its quarter.
-//! Where the cell grown by the largest agent radius is covered too, the
-//! certificate says so (a sweep needs the whole footprint).
 //!
 //! Every other primitive whose footprint meets the grown cell is either
 //! wholly below the plane (never touched before it), listed, or above the
@@ -32,7 +30,7 @@
 use crate::geom::{clipped_area, convex_overlap_area, polygon_area, signed_area2, xy_box};
 use rayon::prelude::*;
 use walksurf_format::zerocopy::IntoBytes;
-use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_FOOTPRINT, CERT_SUBCELLS, Cert, CertWall};
+use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_SUBCELLS, Cert, CertWall};
 
 /// Margin of the containment test beyond the runtime's edge band. [Units: cm]
 const CONTAIN_MARGIN_CM: f64 = 0.01;
@@ -305,7 +303,6 @@ impl Grid<'_> {
         let mut by_plane: Vec<(u32, u32)> = Vec::new();
         let mut members: Vec<u32> = Vec::new();
         let mut meets: Vec<Meets> = Vec::new();
-        let mut all_members: Vec<u32> = Vec::new();
         for y in rows {
             for x in 0..n {
                 offsets.push(certs.len() as u32);
@@ -355,9 +352,8 @@ impl Grid<'_> {
                     members.clear();
                     members.extend(group.iter().map(|&(_, qi)| qi));
                     let g2 = a * a + b * b;
-                    // Covered over the whole grown square (a sweep may use
-                    // it), or at least where a capsule centred in the cell
-                    // (else in some of its quarters) first meets the plane:
+                    // Covered where a capsule centred in the cell (else in
+                    // some of its quarters) first meets the plane:
                     // under its centre, shifted up the slope by up to
                     // `R·(a, b)/√(1 + a² + b²)` (the contact point of a
                     // sphere of radius up to R resting on the plane).
@@ -376,14 +372,7 @@ impl Grid<'_> {
                         self.covers(id, &members, &mut parts, lo, hi)
                     };
                     let cover = if covers(c_lo, CERT_CELL_CM) {
-                        // (All the plane's pieces over the grown square.)
-                        all_members.clear();
-                        all_members.extend(bucket.iter().copied().filter(|&qi| hot[qi as usize].plane_id == id));
-                        if self.covers(id, &all_members, &mut parts, sq_lo, sq_hi) {
-                            CERT_FOOTPRINT | CERT_ALL_SUBCELLS
-                        } else {
-                            CERT_ALL_SUBCELLS
-                        }
+                        CERT_ALL_SUBCELLS
                     } else {
                         // Else its quarters, each held by one piece (cheap:
                         // no areas), of the pieces whose boxes could.
@@ -1004,9 +993,8 @@ mod tests {
                 .map(|c| c.cover.get())
                 .collect::<Vec<_>>()
         };
-        // Cell (5, 5) spans 200..240: grown by 42 it stays inside 0..1000,
-        // the footprint of any capsule centred in it.
-        assert_eq!(cover(5, 5), [CERT_FOOTPRINT | CERT_ALL_SUBCELLS]);
+        // Cell (5, 5) spans 200..240, well inside 0..1000.
+        assert_eq!(cover(5, 5), [CERT_ALL_SUBCELLS]);
         // Cell (1, 5) spans 40..80: a capsule's footprint may leave the
         // floor, its first contact (under its centre) may not.
         assert_eq!(cover(1, 5), [CERT_ALL_SUBCELLS]);
