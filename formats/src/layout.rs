@@ -550,6 +550,7 @@ pub struct BlobLayout {
 
 impl BlobLayout {
     /// The regions for these counts, or `None` on arithmetic overflow.
+    #[inline(always)]
     pub fn new(piece_lines: u32, pieces_len: u32, blocker_lines: u32, blocker_count: u32) -> Option<BlobLayout> {
         let piece_bvh_end = (piece_lines as usize).checked_mul(size_of::<BvhLine>())?;
         let pieces_end = piece_bvh_end.checked_add(pieces_len as usize)?;

@@ -258,6 +258,7 @@ impl<'a> FileView<'a> {
 
     /// A view of `bytes` through a layout that [`FileView::parse`] returned
     /// for these same bytes. `None` if the bytes do not fit the layout.
+    #[inline(always)]
     pub fn new(bytes: &'a [u8], layout: &'a FileLayout) -> Option<FileView<'a>> {
         // Header, parameters and index header were validated and copied at
         // parse time: only the slices are taken from the bytes here.
@@ -298,7 +299,7 @@ impl<'a> FileView<'a> {
 
     /// The regions of one tile. `None` only if the hot record did not come
     /// from this file.
-    #[inline]
+    #[inline(always)]
     pub fn tile(&self, hot: &'a TileHot) -> Option<TileView<'a>> {
         let layout = BlobLayout::new(
             hot.piece_lines.get(),
@@ -350,6 +351,7 @@ const NO_CERTS: CertIndexHeader = CertIndexHeader {
 /// Splits the patch table (the blob's last `patch_count` records) off the
 /// blob: `(rest, table)`; the table is empty if the tile has none or it
 /// would overlap the regions before it.
+#[inline(always)]
 pub fn patch_table<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> (&'a [u8], &'a [PatchRecord]) {
     if hot.flags.get() & tile_flags::HAS_PATCHES == 0 {
         return (blob, &[]);
@@ -370,6 +372,7 @@ pub fn patch_table<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> (&'
 /// The certificate region after a tile's blockers (64-byte aligned): its
 /// index header, `w·h + 1` `u32` offsets, then the records.
 #[allow(clippy::type_complexity)]
+#[inline(always)]
 pub fn cert_region<'a>(
     hot: &TileHot,
     blob: &'a [u8],

@@ -84,10 +84,11 @@ impl Surface {
         let view = self.view().ok_or(FallbackReason::MissingData)?;
         // The start's tile: read once, for the fast path and the full one.
         let home = self.home_frame(pos, None).ok().flatten();
-        if let Some(f) = home.as_ref()
-            && let Some(out) = certified_sweep(f, pos, delta, len, agent)?
-        {
-            return Ok(out);
+        if let Some(f) = home.as_ref() {
+            if let Some(out) = certified_sweep(f, pos, delta, len, agent)? {
+                return Ok(out);
+            }
+            f.touch_tops();
         }
         let r = agent.radius_cm;
         let q = SweepQuery {

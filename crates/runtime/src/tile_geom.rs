@@ -2,7 +2,7 @@
 //! geometry, and the candidate-contact bookkeeping that turns error bounds
 //! into "answer" or "fall back".
 
-use crate::bvh::{QBox, Walk, visit, visit_narrowing};
+use crate::bvh::{QBox, Walk, touch_top, visit, visit_narrowing};
 use crate::contact::*;
 use crate::precision::{PrecisionPath, cert_z_err_reference, piece_z_err_reference};
 use crate::query::FallbackReason;
@@ -47,6 +47,14 @@ impl<'a> Frame<'a> {
 
     pub fn to_world(&self, p: V3) -> V3 {
         add(p, self.origin)
+    }
+
+    /// Starts loading the top levels of both BVHs ([`touch_top`]): once
+    /// a query knows it will walk them (the certificates did not answer).
+    #[inline]
+    pub fn touch_tops(&self) {
+        touch_top(self.tile.piece_bvh);
+        touch_top(self.tile.blocker_bvh);
     }
 
     /// The certificate cell holding `(x, y)` (frame cm); `None` outside the
