@@ -382,9 +382,7 @@ impl Surface {
             let band = g.xy_err + g.z_err + Z_MARGIN_CM;
             // Wholly below where the sphere will be when a contact already
             // found happens: neither first contact nor overlap.
-            let (z_lo, z_hi) = (0..g.n)
-                .map(|i| g.v(i)[2])
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), z| (lo.min(z), hi.max(z)));
+            let (z_lo, z_hi) = g.z_range();
             let z_top = z_hi + band;
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
                 return true;

@@ -83,7 +83,7 @@ impl<'a> Frame<'a> {
     /// A piece read in place, with its z error bound from this query's
     /// precision path. `MissingData`: corrupt; `PrecisionBudget`: Reference
     /// found no precision block for it.
-    #[inline]
+    #[inline(always)]
     pub fn piece_geom(&self, word: u32) -> Result<PieceGeom<'a>, FallbackReason> {
         let (header, verts) = self.tile.piece(word).ok_or(FallbackReason::MissingData)?;
         let z_err = self.piece_z_err(header, verts)?;
@@ -141,7 +141,9 @@ pub(crate) struct PieceGeom<'a> {
 
 impl<'a> PieceGeom<'a> {
     /// The piece with z error bound `z_err` (from [`Frame::piece_z_err`]);
-    /// `None` if it is corrupt.
+    /// `None` if it is corrupt. (Always inlined: built in place, not
+    /// copied out of a call, on every piece a query visits.)
+    #[inline(always)]
     pub fn load(header: &PieceHeader, verts: &'a [VertexFixed], z_err: f64) -> Option<PieceGeom<'a>> {
         let (a, b, k) = (
             header.plane_a.get() as f64,
@@ -188,6 +190,20 @@ impl<'a> PieceGeom<'a> {
         let [fx, fy] = self.fixed(i);
         let (x, y) = (fx / VERTEX_STEPS_PER_CM, fy / VERTEX_STEPS_PER_CM);
         [x, y, self.a * x + self.b * y + self.k]
+    }
+
+    /// The lowest and highest z of its vertices (frame cm).
+    #[inline]
+    pub fn z_range(&self) -> (f64, f64) {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for i in 0..self.n {
+            // (Comparisons skip a NaN as `f64::min` does, without its
+            // extra dependent instructions per vertex.)
+            let z = self.v(i)[2];
+            lo = if z < lo { z } else { lo };
+            hi = if z > hi { z } else { hi };
+        }
+        (lo, hi)
     }
 
     pub fn normal(&self) -> V3 {
