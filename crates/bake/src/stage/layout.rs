@@ -10,6 +10,7 @@
 //! can load them together). Cost: `O(n log n)` per tile.
 
 use crate::error::BakeError;
+use crate::geom::{greater, lesser};
 use crate::stage::certificates::{CertPrim, CertReach, certificates};
 use crate::stage::tiling::TileContent;
 use crate::tolerance::{CERT_BAND_CM, CERT_LIST_SLACK_CM};
@@ -390,8 +391,8 @@ fn centroid_bounds(items: &[BvhItem]) -> ([f64; 3], [f64; 3]) {
     for it in items {
         for k in 0..3 {
             let c = it.lo[k] + it.hi[k];
-            lo[k] = lo[k].min(c);
-            hi[k] = hi[k].max(c);
+            lo[k] = lesser(c, lo[k]);
+            hi[k] = greater(c, hi[k]);
         }
     }
     (lo, hi)
@@ -421,8 +422,8 @@ fn split_sah(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
     };
     let join = |a: &mut Aabb, l: &[f64; 3], h: &[f64; 3]| {
         for k in 0..3 {
-            a.0[k] = a.0[k].min(l[k]);
-            a.1[k] = a.1[k].max(h[k]);
+            a.0[k] = lesser(l[k], a.0[k]);
+            a.1[k] = greater(h[k], a.1[k]);
         }
     };
     let empty: Aabb = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
