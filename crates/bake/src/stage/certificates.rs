@@ -713,7 +713,12 @@ impl Foot {
     /// error, error and rise rounded up.
     fn stored(&self) -> CertWall {
         let (a, b) = (self.a.map(|v| v as f32), self.b.map(|v| v as f32));
-        let moved = |p: [f32; 2], q: [f64; 2]| (p[0] as f64 - q[0]).hypot(p[1] as f64 - q[1]);
+        // (A square root, not `hypot`: this runs for every footprint a
+        // cell considers, and the rounding is far below the margin.)
+        let moved = |p: [f32; 2], q: [f64; 2]| {
+            let (dx, dy) = (p[0] as f64 - q[0], p[1] as f64 - q[1]);
+            (dx * dx + dy * dy).sqrt()
+        };
         let err = self.err + moved(a, self.a).max(moved(b, self.b)) + WALL_STORE_ERR_CM;
         CertWall {
             x0: a[0].into(),
