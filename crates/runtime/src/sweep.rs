@@ -74,6 +74,25 @@ impl Surface {
             .unwrap_or_else(SweepOutcome::Fallback)
     }
 
+    /// Whether the certificates alone answer this sweep `Clear` (the fast
+    /// path of [`Surface::sweep_horizontal`], on this surface's precision
+    /// path): for tests that tell its answers from the full path's.
+    #[doc(hidden)]
+    pub fn sweep_certified_clear(&self, pos: [f64; 3], delta_xy: [f64; 2], agent: Agent) -> bool {
+        let len = (delta_xy[0] * delta_xy[0] + delta_xy[1] * delta_xy[1]).sqrt();
+        let finite = pos.iter().chain(&delta_xy).all(|v| v.is_finite());
+        if !finite || !agent.is_valid() || agent.radius_cm > self.bake_params().max_agent_radius_cm.get() as f64 {
+            return false;
+        }
+        let Ok(Some(f)) = self.home_frame(pos, None) else {
+            return false;
+        };
+        matches!(
+            certified_sweep(&f, pos, delta_xy, len, agent),
+            Ok(Some(SweepOutcome::Clear))
+        )
+    }
+
     fn sweep_impl(
         &self,
         pos: [f64; 3],

@@ -198,60 +198,6 @@ fn low_ceiling_bounds_the_clearance() {
     assert!(t.errors.is_empty(), "{}", t.summary());
 }
 
-struct Rng(u64);
-impl Rng {
-    /// Seed `seed` of the stream `stream`, its first draws skipped.
-    fn seeded(stream: u64, seed: u64) -> Rng {
-        let mut rng = Rng(stream ^ (seed.wrapping_mul(0x2545F4914F6CDD1D) + 1));
-        for _ in 0..20 {
-            rng.next();
-        }
-        rng
-    }
-
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-
-    /// One of the shapes a fuzzer tries: the default agent, a slimmer
-    /// one, any radius up to the largest, a short one.
-    fn agent(&mut self) -> Agent {
-        match (self.next() * 4.0) as usize {
-            0 => Agent::DEFAULT,
-            1 => Agent {
-                radius_cm: 30.0,
-                half_height_cm: 90.0,
-            },
-            2 => Agent {
-                radius_cm: self.range(0.5, 42.0),
-                half_height_cm: 96.0,
-            },
-            _ => Agent {
-                radius_cm: 20.0,
-                half_height_cm: 20.0,
-            },
-        }
-    }
-}
-
-/// The value of the environment variable `name` (a fuzzer's knob), else
-/// `default`.
-fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-/// The seeds a fuzzer runs: `FUZZ_SEEDS` (12) from `FUZZ_FIRST` (0).
-fn fuzz_seeds() -> std::ops::Range<u64> {
-    let first = knob("FUZZ_FIRST", 0);
-    first..first + knob("FUZZ_SEEDS", 12)
-}
-
 /// A spike around `c` (XY): apex `h` above the surface `z`, base of
 /// radius `s` 1 cm below it, turned by `ang`.
 fn spike(lb: &mut LevelBuilder, z: impl Fn(f64, f64) -> f64, c: [f64; 2], s: f64, h: f64, ang: f64) {

@@ -139,15 +139,19 @@ pub fn certificates(prims: &[CertPrim], reach: CertReach) -> (Vec<u32>, Vec<Cert
         .collect();
     // Bucket by the cells whose grown square the primitive's box meets (a
     // flat prefix-summed list: count, then fill).
+    // (Grown as far as the cells' squares are when a primitive is tested
+    // against them: the radius, the edge band and its margin. A stored box
+    // is the rounded outline's; the true one reaches up to the band beyond.)
+    let grow = reach_cm + band_cm + CONTAIN_MARGIN_CM;
     let cells_of = |h: &Hot| {
         let (lo, hi) = h.bbox;
         let beyond = n as f64 * CERT_CELL_CM;
-        if hi[0] < -reach_cm || hi[1] < -reach_cm || lo[0] - reach_cm > beyond || lo[1] - reach_cm > beyond {
+        if hi[0] < -grow || hi[1] < -grow || lo[0] - grow > beyond || lo[1] - grow > beyond {
             return None;
         }
         Some((
-            cell_of(lo[0] - reach_cm)..=cell_of(hi[0] + reach_cm),
-            cell_of(lo[1] - reach_cm)..=cell_of(hi[1] + reach_cm),
+            cell_of(lo[0] - grow)..=cell_of(hi[0] + grow),
+            cell_of(lo[1] - grow)..=cell_of(hi[1] + grow),
         ))
     };
     let mut starts = vec![0u32; n * n + 1];

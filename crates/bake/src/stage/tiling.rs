@@ -233,7 +233,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 30;
+pub const TILE_PIPELINE_VERSION: u32 = 31;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -383,7 +383,11 @@ pub fn build_tile_hashed(
         max_residual_cm: max_residual,
         input_hash,
         demoted_triangles: demoted,
-        reach_cm: config.max_agent_radius_cm,
+        // (The file stores the radius as `f32`, rounded to nearest: a query
+        // may use that, up to 1e-7 relative more than the setting.)
+        reach_cm: config
+            .max_agent_radius_cm
+            .max(f64::from(config.max_agent_radius_cm as f32)),
         agent_height_cm: config.headroom_cm(),
         seams: group_seams.concat(),
     }
