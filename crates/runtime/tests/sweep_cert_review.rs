@@ -330,20 +330,6 @@ fn hunt(
     sweeps
 }
 
-/// Bisects `steps` times between `yes` (where `holds`) and `no` (where
-/// not): the last point found where it holds, as near `no` as that gets.
-fn edge(mut yes: f64, mut no: f64, steps: usize, holds: impl Fn(f64) -> bool) -> f64 {
-    for _ in 0..steps {
-        let mid = 0.5 * (yes + no);
-        if holds(mid) {
-            yes = mid;
-        } else {
-            no = mid;
-        }
-    }
-    yes
-}
-
 /// One random obstacle around `c` over the floor `z` (a lower floor `zl`
 /// below it): a wall from under the lower floor up through the floor, a
 /// thin plate just over the floor, a spike, a plate just under the floor,

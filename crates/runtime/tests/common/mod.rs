@@ -77,6 +77,16 @@ impl Tally {
         self.errors.extend(other.errors.iter().cloned());
     }
 
+    /// Counts one `find_floor` answer (asked, floor, fallback reason).
+    pub fn count(&mut self, ours: FloorOutcome) {
+        self.n += 1;
+        match ours {
+            FloorOutcome::Fallback(r) => *self.fallbacks.entry(r.as_str()).or_default() += 1,
+            FloorOutcome::Floor(_) => self.floors += 1,
+            FloorOutcome::NoFloor => {}
+        }
+    }
+
     /// `n, answered %, errors` plus the fallback reasons, for a report line.
     pub fn summary(&self) -> String {
         let reasons: Vec<String> = self.fallbacks.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -101,13 +111,18 @@ impl Tally {
 /// `walksurf validate` applies them). `Ok(answered)`; `Err(why)` on a
 /// disagreement. A Fallback always agrees and is not answered.
 pub fn compare_floor(ours: FloorOutcome, truth: OracleFloor) -> Result<bool, String> {
+    compare_floor_at(ours, truth, ORACLE_WALKABLE_Z)
+}
+
+/// [`compare_floor`] for a file baked with the walkable normal z `wz`.
+pub fn compare_floor_at(ours: FloorOutcome, truth: OracleFloor, wz: f64) -> Result<bool, String> {
     match (ours, truth) {
         (FloorOutcome::Fallback(_), _) => Ok(false),
         (FloorOutcome::NoFloor, OracleFloor::NoFloor) => Ok(true),
         (FloorOutcome::Floor(h), OracleFloor::Floor { floor_dist, normal, .. }) => {
             let err = (h.floor_dist - floor_dist).abs();
             let nerr = (0..3).map(|k| (h.normal[k] - normal[k]).abs()).fold(0.0, f64::max);
-            let oracle_walkable = normal[2] >= ORACLE_WALKABLE_Z;
+            let oracle_walkable = normal[2] >= wz;
             if !h.normal.iter().chain([&h.floor_dist]).all(|v| v.is_finite()) {
                 Err(format!("non-finite answer {h:?}"))
             } else if err > MAX_DIST_ERR_CM {
@@ -119,7 +134,7 @@ pub fn compare_floor(ours: FloorOutcome, truth: OracleFloor) -> Result<bool, Str
                 Err(format!("normal {:?} vs oracle {normal:?}", h.normal))
             } else if h.walkable != oracle_walkable {
                 Err(format!(
-                    "walkable {} vs oracle {oracle_walkable} (normal z {})",
+                    "walkable {} vs oracle {oracle_walkable} (normal z {}, threshold {wz})",
                     h.walkable, normal[2]
                 ))
             } else {
@@ -132,17 +147,17 @@ pub fn compare_floor(ours: FloorOutcome, truth: OracleFloor) -> Result<bool, Str
 
 /// Runs every query through the runtime (line-trace mode) and the oracle.
 pub fn compare_line(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery]) -> Tally {
+    compare_line_at(surface, oracle, queries, ORACLE_WALKABLE_Z)
+}
+
+/// [`compare_line`] for a file baked with the walkable normal z `wz`.
+pub fn compare_line_at(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery], wz: f64) -> Tally {
     let mut t = Tally::default();
     for q in queries {
         let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::LineTrace);
         let truth = oracle.find_floor_line(q.pos, q.agent.half_height_cm, q.down_cm);
-        t.n += 1;
-        match ours {
-            FloorOutcome::Fallback(r) => *t.fallbacks.entry(r.as_str()).or_default() += 1,
-            FloorOutcome::Floor(_) => t.floors += 1,
-            FloorOutcome::NoFloor => {}
-        }
-        match compare_floor(ours, truth) {
+        t.count(ours);
+        match compare_floor_at(ours, truth, wz) {
             Ok(answered) => t.answered += answered as usize,
             Err(why) => {
                 t.answered += 1;
@@ -437,12 +452,23 @@ pub fn max_impact_err_cm(radius_cm: f64) -> f64 {
 /// * a floor's `location` is `pos − floor_dist·ẑ` and its `impact_point`
 ///   is within [`max_impact_err_cm`] of the oracle's.
 pub fn compare_capsule_floor(q: &FloorQuery, ours: FloorOutcome, truth: OracleFloor) -> Result<bool, String> {
+    compare_capsule_floor_at(q, ours, truth, ORACLE_WALKABLE_Z)
+}
+
+/// [`compare_capsule_floor`] for a file baked with the walkable normal z
+/// `wz`.
+pub fn compare_capsule_floor_at(
+    q: &FloorQuery,
+    ours: FloorOutcome,
+    truth: OracleFloor,
+    wz: f64,
+) -> Result<bool, String> {
     if let (FloorOutcome::Floor(_) | FloorOutcome::NoFloor, OracleFloor::StartOverlap) = (ours, truth) {
         return Err(format!(
             "{ours:?}, but the capsule starts overlapping (oracle StartOverlap)"
         ));
     }
-    let answered = compare_floor(ours, truth)?;
+    let answered = compare_floor_at(ours, truth, wz)?;
     if let (FloorOutcome::Floor(h), OracleFloor::Floor { impact_point, .. }) = (ours, truth) {
         let want = [q.pos[0], q.pos[1], q.pos[2] - h.floor_dist];
         let loc_err = (0..3).map(|k| (h.location[k] - want[k]).abs()).fold(0.0, f64::max);
@@ -469,17 +495,17 @@ pub fn compare_capsule_floor(q: &FloorQuery, ours: FloorOutcome, truth: OracleFl
 
 /// Runs every query through the runtime (capsule mode) and the oracle.
 pub fn compare_capsule(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery]) -> Tally {
+    compare_capsule_at(surface, oracle, queries, ORACLE_WALKABLE_Z)
+}
+
+/// [`compare_capsule`] for a file baked with the walkable normal z `wz`.
+pub fn compare_capsule_at(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery], wz: f64) -> Tally {
     let mut t = Tally::default();
     for q in queries {
         let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::Capsule);
         let truth = oracle.find_floor_capsule(q.pos, agent_shape(q.agent), q.down_cm);
-        t.n += 1;
-        match ours {
-            FloorOutcome::Fallback(r) => *t.fallbacks.entry(r.as_str()).or_default() += 1,
-            FloorOutcome::Floor(_) => t.floors += 1,
-            FloorOutcome::NoFloor => {}
-        }
-        match compare_capsule_floor(q, ours, truth) {
+        t.count(ours);
+        match compare_capsule_floor_at(q, ours, truth, wz) {
             Ok(answered) => t.answered += answered as usize,
             Err(why) => {
                 t.answered += 1;
@@ -889,4 +915,18 @@ pub fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
 pub fn fuzz_seeds() -> std::ops::Range<u64> {
     let first = knob("FUZZ_FIRST", 0);
     first..first + knob("FUZZ_SEEDS", 12)
+}
+
+/// Bisects `steps` times between `yes` (where `holds`) and `no` (where
+/// not): the last point found where it holds, as near `no` as that gets.
+pub fn edge(mut yes: f64, mut no: f64, steps: usize, holds: impl Fn(f64) -> bool) -> f64 {
+    for _ in 0..steps {
+        let mid = 0.5 * (yes + no);
+        if holds(mid) {
+            yes = mid;
+        } else {
+            no = mid;
+        }
+    }
+    yes
 }
