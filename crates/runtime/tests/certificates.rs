@@ -41,13 +41,7 @@ fn far_wall_f32_rounding() {
             queries.push(standing(agent, [t + s / 2.0, t - s / 2.0]));
         }
     }
-    let t = compare_capsule(&surface, &oracle, &queries);
-    assert!(
-        t.errors.is_empty(),
-        "far_wall: {}\n{:?}",
-        t.summary(),
-        &t.errors[..t.errors.len().min(3)]
-    );
+    compare_capsule(&surface, &oracle, &queries).assert_no_errors("far_wall");
 }
 
 /// A capsule standing 5 cm over the floor at z = 0, axis at `p`.
@@ -96,13 +90,7 @@ fn far_leaning_wall_f32_rounding() {
             ));
         }
     }
-    let t = compare_capsule(&surface, &oracle, &queries);
-    assert!(
-        t.errors.is_empty(),
-        "far_leaning_wall: {}\n{:?}",
-        t.summary(),
-        &t.errors[..t.errors.len().min(3)]
-    );
+    compare_capsule(&surface, &oracle, &queries).assert_no_errors("far_leaning_wall");
 }
 
 /// A floor with a 0.03 cm square hole (welded triangles around it) over a

@@ -586,19 +586,7 @@ fn tangents(rng: &mut Rng, level: &Level, surface: &Surface, oracle: &Oracle, co
 /// one at 0: bisected to the last `t` that is like it and the first that
 /// is not (both returned), if the answer at 1 is not like it.
 fn transition(like: impl Fn(f64) -> bool, steps: usize) -> Option<(f64, f64)> {
-    if like(1.0) {
-        return None;
-    }
-    let (mut yes, mut no) = (0.0, 1.0);
-    for _ in 0..steps {
-        let mid = 0.5 * (yes + no);
-        if like(mid) {
-            yes = mid;
-        } else {
-            no = mid;
-        }
-    }
-    Some((yes, no))
+    (!like(1.0)).then(|| bisect(0.0, 1.0, steps, like))
 }
 
 /// Whether two floor answers are alike: the same kind, and for floors the

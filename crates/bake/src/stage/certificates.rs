@@ -972,6 +972,11 @@ mod tests {
         &certs[off[y * CERT_CELLS + x] as usize..off[y * CERT_CELLS + x + 1] as usize]
     }
 
+    /// The `cover` words of cell `(x, y)`'s certificates.
+    fn covers(off: &[u32], certs: &[Cert], x: usize, y: usize) -> Vec<u32> {
+        cell(off, certs, x, y).iter().map(|c| c.cover.get()).collect()
+    }
+
     fn flat_floor(lo: f64, hi: f64, z: f64) -> CertPrim {
         CertPrim {
             xy: square(lo, hi),
@@ -996,12 +1001,7 @@ mod tests {
     fn a_floor_certifies_where_a_capsule_first_meets_it() {
         let floor = flat_floor(0.0, 1000.0, 0.0);
         let (off, certs, _) = certificates(std::slice::from_ref(&floor), REACH);
-        let cover = |x: usize, y: usize| {
-            cell(&off, &certs, x, y)
-                .iter()
-                .map(|c| c.cover.get())
-                .collect::<Vec<_>>()
-        };
+        let cover = |x: usize, y: usize| covers(&off, &certs, x, y);
         // Cell (5, 5) spans 200..240, well inside 0..1000.
         assert_eq!(cover(5, 5), [CERT_ALL_SUBCELLS]);
         // Cell (1, 5) spans 40..80: a capsule's footprint may leave the
@@ -1039,12 +1039,7 @@ mod tests {
             interior: 0,
         };
         let (off, certs, _) = certificates(std::slice::from_ref(&slope), REACH);
-        let cover = |x: usize, y: usize| {
-            cell(&off, &certs, x, y)
-                .iter()
-                .map(|c| c.cover.get())
-                .collect::<Vec<_>>()
-        };
+        let cover = |x: usize, y: usize| covers(&off, &certs, x, y);
         assert_eq!(
             cover(0, 5),
             [1 << 1 | 1 << 3],

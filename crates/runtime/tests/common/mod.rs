@@ -87,6 +87,18 @@ impl Tally {
         }
     }
 
+    /// Adds one comparison's verdict (`Ok(answered)` or `Err(why)`); a
+    /// disagreement counts as answered and is described by `what(why)`.
+    pub fn judge(&mut self, verdict: Result<bool, String>, what: impl FnOnce(String) -> String) {
+        match verdict {
+            Ok(answered) => self.answered += answered as usize,
+            Err(why) => {
+                self.answered += 1;
+                self.errors.push(what(why));
+            }
+        }
+    }
+
     /// `n, answered %, errors` plus the fallback reasons, for a report line.
     pub fn summary(&self) -> String {
         let reasons: Vec<String> = self.fallbacks.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -157,16 +169,9 @@ pub fn compare_line_at(surface: &Surface, oracle: &Oracle, queries: &[FloorQuery
         let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::LineTrace);
         let truth = oracle.find_floor_line(q.pos, q.agent.half_height_cm, q.down_cm);
         t.count(ours);
-        match compare_floor_at(ours, truth, wz) {
-            Ok(answered) => t.answered += answered as usize,
-            Err(why) => {
-                t.answered += 1;
-                t.errors.push(format!(
-                    "pos {:?} down {} H {}: {why}",
-                    q.pos, q.down_cm, q.agent.half_height_cm
-                ));
-            }
-        }
+        t.judge(compare_floor_at(ours, truth, wz), |why| {
+            format!("pos {:?} down {} H {}: {why}", q.pos, q.down_cm, q.agent.half_height_cm)
+        });
     }
     t
 }
@@ -505,16 +510,12 @@ pub fn compare_capsule_at(surface: &Surface, oracle: &Oracle, queries: &[FloorQu
         let ours = surface.find_floor(q.pos, q.down_cm, q.agent, FloorMode::Capsule);
         let truth = oracle.find_floor_capsule(q.pos, agent_shape(q.agent), q.down_cm);
         t.count(ours);
-        match compare_capsule_floor_at(q, ours, truth, wz) {
-            Ok(answered) => t.answered += answered as usize,
-            Err(why) => {
-                t.answered += 1;
-                t.errors.push(format!(
-                    "pos {:?} down {} agent (R {}, H {}): {why}; oracle {truth:?}",
-                    q.pos, q.down_cm, q.agent.radius_cm, q.agent.half_height_cm
-                ));
-            }
-        }
+        t.judge(compare_capsule_floor_at(q, ours, truth, wz), |why| {
+            format!(
+                "pos {:?} down {} agent (R {}, H {}): {why}; oracle {truth:?}",
+                q.pos, q.down_cm, q.agent.radius_cm, q.agent.half_height_cm
+            )
+        });
     }
     t
 }
@@ -843,16 +844,12 @@ pub fn compare_sweep_tally(surface: &Surface, oracle: &Oracle, queries: &[SweepQ
             SweepOutcome::Hit(_) => t.floors += 1,
             SweepOutcome::Clear => {}
         }
-        match compare_sweep(q, ours, truth) {
-            Ok(answered) => t.answered += answered as usize,
-            Err(why) => {
-                t.answered += 1;
-                t.errors.push(format!(
-                    "sweep pos {:?} delta {:?} agent (R {}, H {}): {why}",
-                    q.pos, q.delta, q.agent.radius_cm, q.agent.half_height_cm
-                ));
-            }
-        }
+        t.judge(compare_sweep(q, ours, truth), |why| {
+            format!(
+                "sweep pos {:?} delta {:?} agent (R {}, H {}): {why}",
+                q.pos, q.delta, q.agent.radius_cm, q.agent.half_height_cm
+            )
+        });
     }
     t
 }
@@ -919,7 +916,12 @@ pub fn fuzz_seeds() -> std::ops::Range<u64> {
 
 /// Bisects `steps` times between `yes` (where `holds`) and `no` (where
 /// not): the last point found where it holds, as near `no` as that gets.
-pub fn edge(mut yes: f64, mut no: f64, steps: usize, holds: impl Fn(f64) -> bool) -> f64 {
+pub fn edge(yes: f64, no: f64, steps: usize, holds: impl Fn(f64) -> bool) -> f64 {
+    bisect(yes, no, steps, holds).0
+}
+
+/// [`edge`], with the first point found where it does not hold.
+pub fn bisect(mut yes: f64, mut no: f64, steps: usize, holds: impl Fn(f64) -> bool) -> (f64, f64) {
     for _ in 0..steps {
         let mid = 0.5 * (yes + no);
         if holds(mid) {
@@ -928,5 +930,5 @@ pub fn edge(mut yes: f64, mut no: f64, steps: usize, holds: impl Fn(f64) -> bool
             no = mid;
         }
     }
-    yes
+    (yes, no)
 }
