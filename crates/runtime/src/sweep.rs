@@ -58,20 +58,28 @@ impl Surface {
     /// (within 0.01 cm), or `Fallback(reason)` when the file cannot promise
     /// that.
     pub fn sweep_horizontal(&self, pos: [f64; 3], delta_xy: [f64; 2], agent: Agent) -> SweepOutcome {
+        self.sweep_checked(pos, delta_xy, agent)
+            .and_then(|len| self.sweep_impl(pos, delta_xy, len, agent))
+            .unwrap_or_else(SweepOutcome::Fallback)
+    }
+
+    /// The move's length, if a sweep may answer it at all: finite input,
+    /// within the bake's longest sweep and largest agent, a known precision
+    /// layout.
+    fn sweep_checked(&self, pos: [f64; 3], delta_xy: [f64; 2], agent: Agent) -> Result<f64, FallbackReason> {
         if !pos.iter().chain(&delta_xy).all(|v| v.is_finite()) || !agent.is_valid() {
-            return SweepOutcome::Fallback(FallbackReason::InvalidInput);
+            return Err(FallbackReason::InvalidInput);
         }
         // (Not `hypot`: a libm call costing more than an empty query.)
         let len = (delta_xy[0] * delta_xy[0] + delta_xy[1] * delta_xy[1]).sqrt();
         let params = self.bake_params();
         if len > params.max_sweep_len_cm.get() as f64 || agent.radius_cm > params.max_agent_radius_cm.get() as f64 {
-            return SweepOutcome::Fallback(FallbackReason::BudgetExceeded);
+            return Err(FallbackReason::BudgetExceeded);
         }
         if !self.precision_known() {
-            return SweepOutcome::Fallback(FallbackReason::PrecisionBudget);
+            return Err(FallbackReason::PrecisionBudget);
         }
-        self.sweep_impl(pos, delta_xy, len, agent)
-            .unwrap_or_else(SweepOutcome::Fallback)
+        Ok(len)
     }
 
     /// Whether the certificates alone answer this sweep `Clear` (the fast
@@ -79,11 +87,9 @@ impl Surface {
     /// path): for tests that tell its answers from the full path's.
     #[doc(hidden)]
     pub fn sweep_certified_clear(&self, pos: [f64; 3], delta_xy: [f64; 2], agent: Agent) -> bool {
-        let len = (delta_xy[0] * delta_xy[0] + delta_xy[1] * delta_xy[1]).sqrt();
-        let finite = pos.iter().chain(&delta_xy).all(|v| v.is_finite());
-        if !finite || !agent.is_valid() || agent.radius_cm > self.bake_params().max_agent_radius_cm.get() as f64 {
+        let Ok(len) = self.sweep_checked(pos, delta_xy, agent) else {
             return false;
-        }
+        };
         let Ok(Some(f)) = self.home_frame(pos, None) else {
             return false;
         };
