@@ -396,6 +396,153 @@ fn fuzz_sweeps_past_low_obstacles() {
     assert!(total.errors.is_empty());
 }
 
+/// A floor bent along a line (a convex or concave crease, from nearly flat
+/// to steep) with obstacles that pierce it: tilted blocking plates, walls
+/// reaching far below it, walkable plates tilted through it. Certificates
+/// count only the part of each that may rise above their plane (clipped
+/// where it crosses); every answer against the oracle.
+#[test]
+fn fuzz_creases_and_crossings() {
+    use std::f64::consts::TAU;
+    let mut total = Tally::default();
+    for seed in fuzz_seeds() {
+        let mut rng = Rng::seeded(0xD6E8FEB86659FD93, seed);
+        let (a, b) = (rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
+        // Left of the line through `c0` along `dir`, the slope across it
+        // changes by `bend` (< 0: a convex crease, a ridge).
+        let c0 = [rng.range(1200.0, 2000.0), rng.range(1200.0, 2000.0)];
+        let t = rng.range(0.0, TAU);
+        let dir = [t.cos(), t.sin()];
+        let left = [-dir[1], dir[0]];
+        let bend = rng.pick(&[-0.3, -0.05, -0.004, 0.004, 0.05, 0.3]) * rng.range(0.5, 1.0);
+        let across = |x: f64, y: f64| (x - c0[0]) * left[0] + (y - c0[1]) * left[1];
+        let z = |x: f64, y: f64| a * x + b * y + bend * across(x, y).max(0.0);
+        let mut lb = LevelBuilder::new();
+        // The square split along the line: both halves share the crossing
+        // points exactly.
+        let square = [[0.0, 0.0], [3200.0, 0.0], [3200.0, 3200.0], [0.0, 3200.0]];
+        let (mut right_half, mut left_half) = (Vec::new(), Vec::new());
+        for i in 0..4 {
+            let (p, q) = (square[i], square[(i + 1) % 4]);
+            let (sp, sq) = (across(p[0], p[1]), across(q[0], q[1]));
+            if sp >= 0.0 {
+                left_half.push(p);
+            }
+            if sp <= 0.0 {
+                right_half.push(p);
+            }
+            if (sp > 0.0 && sq < 0.0) || (sp < 0.0 && sq > 0.0) {
+                let u = sp / (sp - sq);
+                let m = [p[0] + u * (q[0] - p[0]), p[1] + u * (q[1] - p[1])];
+                left_half.push(m);
+                right_half.push(m);
+            }
+        }
+        for half in [&left_half, &right_half] {
+            let v: Vec<[f64; 3]> = half.iter().map(|p| [p[0], p[1], z(p[0], p[1])]).collect();
+            for i in 1..v.len().saturating_sub(1) {
+                lb.tri(v[0], v[i], v[i + 1]);
+            }
+        }
+        let mut centres = Vec::new();
+        for _ in 0..knob("FUZZ_OBS", 30usize) {
+            // Near the crease, half of them.
+            let c = if rng.next() < 0.5 {
+                let (s, o) = (rng.range(-600.0, 600.0), rng.range(-60.0, 60.0));
+                [c0[0] + s * dir[0] + o * left[0], c0[1] + s * dir[1] + o * left[1]]
+            } else {
+                [rng.range(300.0, 2900.0), rng.range(300.0, 2900.0)]
+            };
+            let s = rng.range(2.0, 30.0);
+            let ang = rng.range(0.0, TAU);
+            let h = rng.range(-5.0, 5.0);
+            let tri_around = |tilt: [f64; 2], zc: f64| -> [[f64; 3]; 3] {
+                std::array::from_fn(|i| {
+                    let t = ang + i as f64 * TAU / 3.0;
+                    let (dx, dy) = (s * t.cos(), s * t.sin());
+                    [c[0] + dx, c[1] + dy, zc + tilt[0] * dx + tilt[1] * dy]
+                })
+            };
+            match (rng.next() * 3.0) as usize {
+                0 => {
+                    // A blocking plate through the floor, tilted any way.
+                    lb.blocking_only = true;
+                    let tilt = [rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)];
+                    let [p, q, r] = tri_around(tilt, z(c[0], c[1]) + h);
+                    lb.tri(p, q, r);
+                }
+                1 => {
+                    // A wall from far below the floor to a little above.
+                    lb.blocking_only = true;
+                    let d = [ang.cos() * s, ang.sin() * s];
+                    let (p0, p1) = ([c[0] - d[0], c[1] - d[1]], [c[0] + d[0], c[1] + d[1]]);
+                    let (z0, z1) = (z(p0[0], p0[1]), z(p1[0], p1[1]));
+                    let (deep, top) = (rng.range(1.0, 150.0), rng.range(-2.0, 3.0));
+                    lb.quad(
+                        [
+                            [p0[0], p0[1], z0 - deep],
+                            [p1[0], p1[1], z1 - deep],
+                            [p1[0], p1[1], z1 + top],
+                            [p0[0], p0[1], z0 + top],
+                        ],
+                        Winding::Both,
+                    );
+                }
+                _ => {
+                    // A walkable plate tilted through the floor.
+                    lb.blocking_only = false;
+                    let tilt = [a + rng.range(-0.3, 0.3), b + rng.range(-0.3, 0.3)];
+                    let [p, q, r] = tri_around(tilt, z(c[0], c[1]) + 0.2 * h);
+                    lb.tri(p, q, r);
+                }
+            }
+            lb.blocking_only = false;
+            centres.push((c, s));
+        }
+        // Query centres: along the crease and around the obstacles.
+        for _ in 0..40 {
+            let (s, o) = (rng.range(-600.0, 600.0), rng.range(-5.0, 5.0));
+            centres.push((
+                [c0[0] + s * dir[0] + o * left[0], c0[1] + s * dir[1] + o * left[1]],
+                0.0,
+            ));
+        }
+        let mesh = lb.build();
+        let (surface, oracle) = bake_generated("fuzz_creases", &mesh);
+        let mut caps = Vec::new();
+        let mut lines = Vec::new();
+        for &(c, s) in &centres {
+            for _ in 0..knob("FUZZ_Q", 40usize) {
+                let agent = rng.agent();
+                let r = agent.radius_cm;
+                let ang = rng.range(0.0, TAU);
+                let dist = rng.range(0.0, s + r + 20.0);
+                let (x, y) = (c[0] + dist * ang.cos(), c[1] + dist * ang.sin());
+                let Some(rest) = capsule_rest_bottom(&oracle, x, y, z(x, y) + 40.0, agent) else {
+                    continue;
+                };
+                let lift = [0.0, 0.001, 0.02, 0.5, 5.0, 40.0][(rng.next() * 6.0) as usize];
+                for down in [47.4, 200.0] {
+                    caps.push(FloorQuery {
+                        pos: [x, y, rest + lift + agent.half_height_cm],
+                        down_cm: down,
+                        agent,
+                    });
+                }
+                lines.push(FloorQuery {
+                    pos: [x, y, z(x, y) + lift + 96.0],
+                    down_cm: 47.4,
+                    agent: Agent::DEFAULT,
+                });
+            }
+        }
+        let what = format!("seed {seed} slope ({a:.3}, {b:.3}) bend {bend:.4}");
+        check(&mut total, &what, (&surface, &oracle), &caps, &lines);
+    }
+    println!("total: {}", total.summary());
+    assert!(total.errors.is_empty());
+}
+
 /// A sloped rectangle over a lower floor: queries near its edges, where a
 /// capsule's contact may fall off the slope's uphill edge.
 #[test]

@@ -9,9 +9,11 @@
 //! plane), plus the edge band. Covered for the whole cell, or else for some
 //! of its quarters (each held by one piece); a query checks its quarter.
 //!
-//! Every other primitive whose footprint meets the grown cell is either
-//! wholly below the plane (never touched before it), listed, or above the
-//! clearance `clear_z` (the lowest of the rest). Up to [`MAX_CERT_WALLS`]
+//! Every other primitive whose footprint meets the grown cell counts only
+//! by its part that may come within the plane's error of the plane
+//! ([`above_part`]: points lower than that are never touched before it; a
+//! primitive crossing the plane is clipped where it does): that part is
+//! either listed or above the clearance `clear_z` (the lowest of the rest). Up to [`MAX_CERT_WALLS`]
 //! of the lowest are listed by their footprints (a segment and a width:
 //! [`footprint`]) and how far they rise above the plane: a vertically
 //! moving capsule farther from a footprint than its radius never touches
@@ -44,6 +46,9 @@ const CORNER_HOLE_CM: f64 = 0.05;
 const _: () = assert!(std::f64::consts::PI * CORNER_HOLE_CM * CORNER_HOLE_CM / 4.0 > MAX_UNCOVERED_CM2);
 /// Most pieces one certificate's coverage may take (pairwise checked).
 const MAX_COVER_PIECES: usize = 24;
+/// Most vertices of a primitive [`above_part`] clips (one with more is
+/// taken whole).
+const MAX_CLIP_VERTICES: usize = 32;
 /// Most footprints one certificate lists.
 const MAX_CERT_WALLS: usize = 8;
 /// How much farther than the wider of two footprints one that holds both
@@ -66,6 +71,9 @@ pub struct CertPrim {
     pub z_hi: f64,
     /// For pieces: the stored plane `(a, b, k)` and its error bound.
     pub plane: Option<([f64; 3], f64)>,
+    /// For blockers: each vertex's z, in the order of `xy` (a primitive
+    /// with neither this nor a plane, such as a seam, is taken whole).
+    pub vertex_z: Vec<f64>,
     /// For pieces: bit `i` set when edge `i` (vertex `i` to `i + 1`) lies
     /// along other pieces of its flat group (the surface goes on across
     /// it); every other edge bounds the surface.
@@ -307,6 +315,7 @@ impl Grid<'_> {
         let mut by_plane: Vec<(u32, u32)> = Vec::new();
         let mut members: Vec<u32> = Vec::new();
         let mut meets: Vec<Meets> = Vec::new();
+        let mut clipped: Vec<[f64; 2]> = Vec::new();
         for y in rows {
             for x in 0..n {
                 offsets.push(certs.len() as u32);
@@ -439,6 +448,11 @@ impl Grid<'_> {
                     };
                     let mut usable = cover & CERT_ALL_SUBCELLS;
                     let mut clear = f64::INFINITY;
+                    // Worth its bytes only where the largest agent's capsule
+                    // (at least twice its radius high) fits under the
+                    // clearance (checked after the scan, which stops as
+                    // soon as it cannot).
+                    let least = 2.0 * reach_cm;
                     listed.clear();
                     for (at, &qi) in bucket.iter().enumerate() {
                         let h = &hot[qi as usize];
@@ -461,18 +475,49 @@ impl Grid<'_> {
                         if meets[at] == Meets::No {
                             continue;
                         }
+                        // Only its part that may come within the plane's
+                        // error and margin of the plane counts: a point
+                        // lower than that is touched, if at all, after the
+                        // plane (a convex crease's far side, a wall's foot
+                        // below the floor).
+                        let (foot, z_lo, rise) = match above_part(
+                            &prims[qi as usize],
+                            [a, b, k],
+                            z_err + BELOW_MARGIN_CM,
+                            band_cm,
+                            &mut clipped,
+                        ) {
+                            Reach::Below => continue,
+                            Reach::Whole { rise } => {
+                                let foot = footprints[qi as usize];
+                                let coarse = foot.map_or(f64::INFINITY, |w| h.z_hi - low_under(&w));
+                                (foot, h.z_lo, rise.min(coarse))
+                            }
+                            Reach::Part { z_lo, rise } => {
+                                let bbox = xy_box(&clipped);
+                                if !convex_meets_box(&clipped, bbox, orientation(&clipped), sq_lo, sq_hi) {
+                                    continue;
+                                }
+                                (
+                                    footprint_of(&clipped, prim_band(&prims[qi as usize], band_cm)),
+                                    z_lo,
+                                    rise,
+                                )
+                            }
+                        };
                         // A vertical motion that keeps farther from a
                         // primitive's footprint than the radius never touches
                         // it: list it for the query to check instead of
                         // lowering the clearance.
-                        let listing = match footprints[qi as usize] {
-                            Some(w) if h.z_lo <= list_below => {
-                                list_footprint(&mut listed, w.rising(h.z_hi - low_under(&w) + z_err))
-                            }
+                        let listing = match foot {
+                            Some(w) if z_lo <= list_below => list_footprint(&mut listed, w.rising(rise + z_err)),
                             _ => None,
                         };
                         let Some(listing) = listing else {
-                            clear = clear.min(h.z_lo);
+                            clear = clear.min(z_lo);
+                            if clear <= p_max + least {
+                                break;
+                            }
                             continue;
                         };
                         let w = listed[listing.at].stored();
@@ -492,15 +537,14 @@ impl Grid<'_> {
                                     listed.pop();
                                 }
                             }
-                            clear = clear.min(h.z_lo);
+                            clear = clear.min(z_lo);
+                            if clear <= p_max + least {
+                                break;
+                            }
                             continue;
                         }
                         usable = still;
                     }
-                    // Worth its bytes only where the largest agent's capsule
-                    // (at least twice its radius high) fits under the
-                    // clearance.
-                    let least = 2.0 * reach_cm;
                     if clear <= p_max + least || walls.len() + listed.len() > u16::MAX as usize {
                         continue;
                     }
@@ -657,11 +701,22 @@ impl Grid<'_> {
 /// it. An exactly vertical wall gives its own footprint segment, err near
 /// 0. `None` for an empty or non-finite footprint.
 fn footprint(p: &CertPrim, band_cm: f64) -> Option<Foot> {
+    footprint_of(&p.xy, prim_band(p, band_cm))
+}
+
+/// How far beyond its stored outline a primitive's true footprint may
+/// reach: the edge band for a piece (its outline is rounded), else 0.
+fn prim_band(p: &CertPrim, band_cm: f64) -> f64 {
+    if p.plane.is_some() { band_cm } else { 0.0 }
+}
+
+/// [`footprint`] of the convex polygon `xy`, reaching `band` beyond it.
+fn footprint_of(xy: &[[f64; 2]], band: f64) -> Option<Foot> {
     let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
-    let first = *p.xy.first()?;
+    let first = *xy.first()?;
     let mut ends = (first, first);
-    for &a in &p.xy {
-        for &b in &p.xy {
+    for &a in xy {
+        for &b in xy {
             if d2(a, b) > d2(ends.0, ends.1) {
                 ends = (a, b);
             }
@@ -669,7 +724,6 @@ fn footprint(p: &CertPrim, band_cm: f64) -> Option<Foot> {
     }
     let (a, b) = ends;
     let len = d2(a, b).sqrt();
-    let band = if p.plane.is_some() { band_cm } else { 0.0 };
     let foot = if len == 0.0 {
         Foot {
             a,
@@ -682,10 +736,10 @@ fn footprint(p: &CertPrim, band_cm: f64) -> Option<Foot> {
         // middle.
         let n = [(a[1] - b[1]) / len, (b[0] - a[0]) / len];
         let across = |q: &[f64; 2]| (q[0] - a[0]) * n[0] + (q[1] - a[1]) * n[1];
-        let (lo, hi) =
-            p.xy.iter()
-                .map(across)
-                .fold((0.0f64, 0.0f64), |(lo, hi), h| (lo.min(h), hi.max(h)));
+        let (lo, hi) = xy
+            .iter()
+            .map(across)
+            .fold((0.0f64, 0.0f64), |(lo, hi), h| (lo.min(h), hi.max(h)));
         let mid = 0.5 * (lo + hi);
         let shift = |q: [f64; 2]| [q[0] + mid * n[0], q[1] + mid * n[1]];
         Foot {
@@ -699,6 +753,96 @@ fn footprint(p: &CertPrim, band_cm: f64) -> Option<Foot> {
         .iter()
         .all(|v| v.is_finite());
     finite.then_some(foot)
+}
+
+/// How a primitive lies against a certificate's plane ([`above_part`]).
+enum Reach {
+    /// Every point of it lies deeper below the plane than asked.
+    Below,
+    /// No vertex does: it is taken whole, rising at most `rise` above the
+    /// plane (∞ when unknown).
+    Whole { rise: f64 },
+    /// Only its part that does not (written out as a convex polygon): its
+    /// lowest point `z_lo`, and it rises at most `rise` above the plane.
+    Part { z_lo: f64, rise: f64 },
+}
+
+/// The part of a primitive whose true points may lie less than `depth`
+/// below the plane `z = a·x + b·y + k` (the rest is never touched before
+/// the plane by a sphere resting on it within that error). `z − plane` is
+/// linear over a planar primitive, so its vertices bound it and the part is
+/// the polygon clipped where it crosses `−depth` (into `out`). A piece's
+/// true surface lies within its plane's error of the stored plane, and
+/// reaches `band_cm` beyond its outline, where `z − plane` may grow by its
+/// slope against the plane's times that; a blocker's stored vertices may
+/// move by the vertex grid's step. A primitive with neither a plane nor
+/// vertex heights (a seam) is taken whole.
+fn above_part(p: &CertPrim, [a, b, k]: [f64; 3], depth: f64, band_cm: f64, out: &mut Vec<[f64; 2]>) -> Reach {
+    // Each vertex's nominal z, and how far the true primitive near there
+    // may lie above (`up`) and below (`down`) it.
+    let n = p.xy.len();
+    let mut z = [0.0f64; MAX_CLIP_VERTICES];
+    if n == 0 || n > MAX_CLIP_VERTICES {
+        return Reach::Whole { rise: f64::INFINITY };
+    }
+    let (up, down) = match p.plane {
+        Some(([pa, pb, pk], e)) => {
+            for (z, v) in z.iter_mut().zip(&p.xy) {
+                *z = pa * v[0] + pb * v[1] + pk;
+            }
+            let (da, db) = (pa - a, pb - b);
+            (
+                e + (da * da + db * db).sqrt() * band_cm,
+                e + (pa * pa + pb * pb).sqrt() * band_cm,
+            )
+        }
+        None if p.vertex_z.len() == n => {
+            z[..n].copy_from_slice(&p.vertex_z);
+            let step = 1.0 / walksurf_format::VERTEX_STEPS_PER_CM;
+            let s = step * (1.0 + a.abs() + b.abs());
+            (s, s)
+        }
+        None => return Reach::Whole { rise: f64::INFINITY },
+    };
+    // How far above the plane each vertex lies.
+    let mut over = [0.0f64; MAX_CLIP_VERTICES];
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for i in 0..n {
+        over[i] = z[i] - (a * p.xy[i][0] + b * p.xy[i][1] + k);
+        lo = lo.min(over[i]);
+        hi = hi.max(over[i]);
+    }
+    // (A NaN anywhere: taken whole, unknown rise.)
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Reach::Whole { rise: f64::INFINITY };
+    }
+    let floor = -(depth + up);
+    if hi < floor {
+        return Reach::Below;
+    }
+    if lo >= floor {
+        return Reach::Whole { rise: hi + up };
+    }
+    out.clear();
+    let mut z_lo = f64::INFINITY;
+    for i in 0..n {
+        let j = if i + 1 == n { 0 } else { i + 1 };
+        let (di, dj) = (over[i], over[j]);
+        if di >= floor {
+            out.push(p.xy[i]);
+            z_lo = z_lo.min(z[i]);
+        }
+        if (di >= floor) != (dj >= floor) {
+            let t = (floor - di) / (dj - di);
+            let (pi, pj) = (p.xy[i], p.xy[j]);
+            out.push([pi[0] + t * (pj[0] - pi[0]), pi[1] + t * (pj[1] - pi[1])]);
+            z_lo = z_lo.min(z[i] + t * (z[j] - z[i]));
+        }
+    }
+    Reach::Part {
+        z_lo: z_lo - down,
+        rise: hi + up,
+    }
 }
 
 /// A footprint: every point of it lies within `err` of the segment `a b`;
@@ -983,6 +1127,7 @@ mod tests {
             z_lo: z,
             z_hi: z,
             plane: Some(([0.0, 0.0, z], 0.001)),
+            vertex_z: Vec::new(),
             interior: 0,
         }
     }
@@ -1036,6 +1181,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 1000.0,
             plane: Some(([1.0, 0.0, 0.0], 0.001)),
+            vertex_z: Vec::new(),
             interior: 0,
         };
         let (off, certs, _) = certificates(std::slice::from_ref(&slope), REACH);
@@ -1058,16 +1204,19 @@ mod tests {
             z_lo: 0.0,
             z_hi: 0.0,
             plane,
+            vertex_z: Vec::new(),
             interior: 0,
         };
         // The 1000 cm square as two triangles sharing the diagonal (an
         // interior edge of each).
         let halves = [
             CertPrim {
+                vertex_z: Vec::new(),
                 interior: 1 << 2,
                 ..tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]])
             },
             CertPrim {
+                vertex_z: Vec::new(),
                 interior: 1,
                 ..tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]])
             },
@@ -1135,6 +1284,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
+            vertex_z: Vec::new(),
             interior: 0,
         };
         let walls_in = [
@@ -1147,6 +1297,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
+            vertex_z: Vec::new(),
             interior: 0,
         };
         // A curb 12 cm high, and the floor of a pit 40 cm down (wholly
@@ -1156,6 +1307,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 12.0,
             plane: None,
+            vertex_z: Vec::new(),
             interior: 0,
         };
         let pit_floor = flat_floor(100.0, 200.0, -40.0);
@@ -1164,6 +1316,7 @@ mod tests {
             z_lo: -40.0,
             z_hi: 0.0,
             plane: None,
+            vertex_z: Vec::new(),
             interior: 0,
         };
         let mut prims = vec![floor];
@@ -1208,6 +1361,86 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert_eq!((w[0].x0.get(), w[0].x1.get()), (200.0, 200.0));
         assert!((0.0..0.01).contains(&w[0].rise_cm.get()));
+    }
+
+    /// A blocker through the floor, from 60 cm below to 6 cm above it at
+    /// one corner: only that corner's part counts.
+    #[test]
+    fn a_primitive_crossing_the_plane_counts_by_its_part_above() {
+        let tri = |z: [f64; 3]| CertPrim {
+            xy: vec![[300.0, 300.0], [400.0, 300.0], [300.0, 400.0]],
+            z_lo: z.iter().copied().fold(f64::INFINITY, f64::min),
+            z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            plane: None,
+            vertex_z: z.to_vec(),
+            interior: 0,
+        };
+        let mut out = Vec::new();
+        let floor = [0.0, 0.0, 0.0];
+        assert!(matches!(
+            above_part(&tri([-60.0, -60.0, -1.0]), floor, 0.011, 0.005, &mut out),
+            Reach::Below
+        ));
+        match above_part(&tri([1.0, 2.0, 6.0]), floor, 0.011, 0.005, &mut out) {
+            Reach::Whole { rise } => assert!((6.0..6.01).contains(&rise), "{rise}"),
+            _ => panic!("wholly above"),
+        }
+        let Reach::Part { z_lo, rise } = above_part(&tri([-60.0, -60.0, 6.0]), floor, 0.011, 0.005, &mut out) else {
+            panic!("crossing");
+        };
+        // `z` is −60 at y = 300 and 6 at y = 400: the part from ~0.011 cm
+        // below the plane up, y ≥ 390.9.
+        let y_cut = 300.0 + 100.0 * (60.0 - 0.011) / 66.0;
+        assert!((6.0..6.01).contains(&rise), "{rise}");
+        assert!((-0.02..-0.011).contains(&z_lo), "{z_lo}");
+        assert_eq!(out.len(), 3, "{out:?}");
+        assert!(
+            out.iter()
+                .all(|p| p[1] >= y_cut - 0.01 && p[0] <= 400.0 - y_cut + 300.0 + 0.01)
+        );
+        assert!(out.contains(&[300.0, 400.0]));
+        // In a certificate: the floor lists that part (about 9 cm across),
+        // not the whole triangle (its top corner 50 cm from the cell).
+        let prims = vec![flat_floor(0.0, 1600.0, 0.0), tri([-60.0, -60.0, 6.0])];
+        let (off, certs, walls) = certificates(&prims, REACH);
+        let c = cell(&off, &certs, 8, 11);
+        assert_eq!(c.len(), 1);
+        let w = &walls[c[0].wall_range()];
+        assert_eq!(w.len(), 1);
+        assert!(holds(&w[0], &out));
+        assert!(w[0].err_cm.get() < 5.0, "{}", w[0].err_cm.get());
+        assert!((6.0..6.02).contains(&w[0].rise_cm.get()));
+    }
+
+    /// A floor that ends at a convex crease (a roof's ridge, a vault's
+    /// facets): the facet beyond falls away from the plane, so only a thin
+    /// strip along the crease counts, and cells within reach of it are
+    /// certified (not with the falling facet's whole footprint listed).
+    #[test]
+    fn a_convex_crease_lists_a_thin_strip() {
+        let facet = |lo: f64, hi: f64, a: f64| CertPrim {
+            xy: vec![[lo, 0.0], [hi, 0.0], [hi, 1600.0], [lo, 1600.0]],
+            z_lo: (a * (hi - 800.0)).min(0.0),
+            z_hi: 0.0,
+            plane: Some(([a, 0.0, -a * 800.0], 0.001)),
+            vertex_z: Vec::new(),
+            interior: 0,
+        };
+        let prims = vec![facet(0.0, 800.0, 0.0), facet(800.0, 1600.0, -0.3)];
+        let (off, certs, walls) = certificates(&prims, REACH);
+        for x in [18, 19] {
+            // Cells x 720..760 and 760..800 (y 400..440), grown by 42 cm past
+            // the crease at x = 800.
+            let c: Vec<&Cert> = cell(&off, &certs, x, 10).iter().filter(|c| c.a.get() == 0.0).collect();
+            assert_eq!(c.len(), 1, "cell ({x}, 10)");
+            assert_eq!(c[0].clear_z.get(), f32::MAX);
+            let w = &walls[c[0].wall_range()];
+            assert_eq!(w.len(), 1, "cell ({x}, 10)");
+            assert!(holds(&w[0], &[[800.0, 400.0 - 42.0], [800.0, 440.0 + 42.0]]));
+            // Within the plane's error and margin below it: 0.3 cm per cm.
+            assert!(w[0].err_cm.get() < 0.1, "{}", w[0].err_cm.get());
+            assert!(w[0].rise_cm.get() < 0.05, "{}", w[0].rise_cm.get());
+        }
     }
 
     #[test]

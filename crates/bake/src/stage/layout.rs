@@ -183,6 +183,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
                 z_lo: it.lo[2] - beyond,
                 z_hi: it.hi[2] + beyond,
                 plane: Some(*plane),
+                vertex_z: Vec::new(),
                 interior: p.interior_edges,
             }
         })
@@ -214,6 +215,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: lo[2],
             z_hi: hi[2],
             plane: None,
+            vertex_z: rel.iter().map(|v| v[2]).collect(),
             interior: 0,
         });
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
@@ -231,6 +233,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: z.iter().copied().fold(f64::INFINITY, f64::min) - slack,
             z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max) + slack,
             plane: None,
+            vertex_z: Vec::new(),
             interior: 0,
         });
     }
