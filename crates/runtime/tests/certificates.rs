@@ -206,15 +206,7 @@ fn spike(lb: &mut LevelBuilder, z: impl Fn(f64, f64) -> f64, c: [f64; 2], s: f64
 /// surface `z` to `h` above it.
 fn curb(lb: &mut LevelBuilder, z: impl Fn(f64, f64) -> f64, p0: [f64; 2], p1: [f64; 2], h: f64) {
     let (z0, z1) = (z(p0[0], p0[1]), z(p1[0], p1[1]));
-    lb.quad(
-        [
-            [p0[0], p0[1], z0 - 1.0],
-            [p1[0], p1[1], z1 - 1.0],
-            [p1[0], p1[1], z1 + h],
-            [p0[0], p0[1], z0 + h],
-        ],
-        Winding::Both,
-    );
+    lb.wall(p0, p1, [z0 - 1.0, z1 - 1.0], [z0 + h, z1 + h]);
 }
 
 /// A thin horizontal bar from `p0` to `p1` (XY), `h` above the surface
@@ -478,15 +470,7 @@ fn fuzz_creases_and_crossings() {
                     let (p0, p1) = ([c[0] - d[0], c[1] - d[1]], [c[0] + d[0], c[1] + d[1]]);
                     let (z0, z1) = (z(p0[0], p0[1]), z(p1[0], p1[1]));
                     let (deep, top) = (rng.range(1.0, 150.0), rng.range(-2.0, 3.0));
-                    lb.quad(
-                        [
-                            [p0[0], p0[1], z0 - deep],
-                            [p1[0], p1[1], z1 - deep],
-                            [p1[0], p1[1], z1 + top],
-                            [p0[0], p0[1], z0 + top],
-                        ],
-                        Winding::Both,
-                    );
+                    lb.wall(p0, p1, [z0 - deep, z1 - deep], [z0 + top, z1 + top]);
                 }
                 _ => {
                     // A walkable plate tilted through the floor.

@@ -351,15 +351,7 @@ fn obstacle(
         0 => {
             // A wall from the lower floor up through the floor.
             let (za, zb) = (zl(p0[0], p0[1]) - 1.0, zl(p1[0], p1[1]) - 1.0);
-            lb.quad(
-                [
-                    [p0[0], p0[1], za],
-                    [p1[0], p1[1], zb],
-                    [p1[0], p1[1], zz(p1) + h],
-                    [p0[0], p0[1], zz(p0) + h],
-                ],
-                Winding::Both,
-            );
+            lb.wall(p0, p1, [za, zb], [zz(p0) + h, zz(p1) + h]);
         }
         1 => {
             // A thin plate parallel to the floor, h above it.

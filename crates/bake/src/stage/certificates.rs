@@ -812,8 +812,9 @@ fn above_part(p: &CertPrim, [a, b, k]: [f64; 3], depth: f64, band_cm: f64, out: 
         lo = lo.min(over[i]);
         hi = hi.max(over[i]);
     }
-    // (A NaN anywhere: taken whole, unknown rise.)
-    if !(lo.is_finite() && hi.is_finite()) {
+    // (A NaN anywhere, which `min`/`max` would skip: taken whole, unknown
+    // rise.)
+    if !over[..n].iter().all(|d| d.is_finite()) {
         return Reach::Whole { rise: f64::INFINITY };
     }
     let floor = -(depth + up);

@@ -322,6 +322,20 @@ impl LevelBuilder {
         self
     }
 
+    /// A two-sided vertical wall over the segment `p0 p1` (XY), from
+    /// `lo[i]` up to `hi[i]` at `p_i`.
+    pub fn wall(&mut self, p0: [f64; 2], p1: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> &mut Self {
+        self.quad(
+            [
+                [p0[0], p0[1], lo[0]],
+                [p1[0], p1[1], lo[1]],
+                [p1[0], p1[1], hi[1]],
+                [p0[0], p0[1], hi[0]],
+            ],
+            Winding::Both,
+        )
+    }
+
     /// Horizontal rectangle `[x0, x1] × [y0, y1]` at height `z`.
     pub fn floor(&mut self, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2], z: f64, w: Winding) -> &mut Self {
         self.quad([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]], w)
