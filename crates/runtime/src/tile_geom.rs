@@ -62,7 +62,10 @@ impl<'a> Frame<'a> {
     #[inline]
     pub fn cert_cell(&self, x: f64, y: f64) -> Option<(usize, usize)> {
         let n = CERT_CELLS as f64;
-        let (i, j) = (x / CERT_CELL_CM, y / CERT_CELL_CM);
+        // (A product, not a division: on every query's path. Within an ulp
+        // of a cell line it may give the cell beside, which the bake's
+        // margins cover: certificates hold over the cell grown by more.)
+        let (i, j) = (x * (1.0 / CERT_CELL_CM), y * (1.0 / CERT_CELL_CM));
         (i >= 0.0 && j >= 0.0 && i < n && j < n).then_some((i as usize, j as usize))
     }
 
@@ -292,8 +295,19 @@ impl<'a> PieceGeom<'a> {
 }
 
 pub(crate) fn plane_normal(a: f64, b: f64) -> V3 {
-    let l = (a * a + b * b + 1.0).sqrt();
+    let l = plane_root(a, b);
     [-a / l, -b / l, 1.0 / l]
+}
+
+/// `√(1 + a² + b²)`, without the square root for a level plane (most
+/// floors; the same value).
+#[inline]
+pub(crate) fn plane_root(a: f64, b: f64) -> f64 {
+    if a == 0.0 && b == 0.0 {
+        1.0
+    } else {
+        (a * a + b * b + 1.0).sqrt()
+    }
 }
 
 pub(crate) fn load_blocker(b: &Blocker) -> [V3; 3] {
