@@ -492,10 +492,23 @@ fn box_misses(lo: V3, hi: V3, h: f64, u: V3, l: f64, rho: f64) -> bool {
 /// axis at the start, `(0,0,−h)..(0,0,h)` (Euclidean box distance).
 #[inline]
 fn box_beyond(lo: V3, hi: V3, h: f64, reach: f64) -> bool {
+    box_distance2(lo, hi, h) > reach * reach
+}
+
+/// The squared distance from the box `[lo, hi]` to the capsule axis at the
+/// start, `(0,0,−h)..(0,0,h)`: a lower bound of any point's in it.
+#[inline]
+fn box_distance2(lo: V3, hi: V3, h: f64) -> f64 {
     let gap = |a: f64, b: f64| a.max(-b).max(0.0);
     let (gx, gy) = (gap(lo[0], hi[0]), gap(lo[1], hi[1]));
     let gz = (lo[2] - h).max(-h - hi[2]).max(0.0);
-    gx * gx + gy * gy + gz * gz > reach * reach
+    gx * gx + gy * gy + gz * gz
+}
+
+/// [`box_distance2`]'s square root.
+#[inline]
+fn box_distance(lo: V3, hi: V3, h: f64) -> f64 {
+    box_distance2(lo, hi, h).sqrt()
 }
 
 impl<const N: usize> Poly<N> {
@@ -933,7 +946,13 @@ fn consider<const N: usize>(p: &Poly<N>, (lo, hi): (V3, V3), q: &SweepQuery, ori
     if box_beyond(lo, hi, h, reach) {
         return;
     }
-    let d0 = p.start_distance(h);
+    // (Its box beyond the radius and error: neither overlap nor a near
+    // start, and the box distance bounds the start distance from below.)
+    let d0 = if box_beyond(lo, hi, h, rho_max) {
+        box_distance(lo, hi, h)
+    } else {
+        p.start_distance(h)
+    };
     if d0 + p.e_bnd < r {
         acc.overlap = true;
     } else if d0 - p.e_bnd <= r {
