@@ -350,10 +350,13 @@ pub(crate) fn triangle_plane(t: &[V3; 3]) -> Option<(V3, f64, f64, f64)> {
     if n[2] < 0.0 {
         n = scale(n, -1.0);
     }
-    let l = len(n);
-    if l == 0.0 || n[2] <= l * 1e-9 {
+    // (Compared squared, `n.z ≤ 1e-9·|n|`: most blockers near a query are
+    // walls, refused here before any square root.)
+    let l2 = dot(n, n);
+    if l2 == 0.0 || n[2] <= 0.0 || n[2] * n[2] <= 1e-18 * l2 {
         return None;
     }
+    let l = l2.sqrt();
     let (a, b) = (-n[0] / n[2], -n[1] / n[2]);
     Some((scale(n, 1.0 / l), a, b, t[0][2] - a * t[0][0] - b * t[0][1]))
 }
