@@ -546,7 +546,7 @@ pub(crate) fn tile_coord(v: f64) -> Option<i32> {
     // (A product, then the exact floor by comparing whole tiles: on every
     // query's path, where a division is the slowest step.)
     let q = v * (1.0 / TILE_SIZE_CM);
-    if q.is_nan() || q.abs() >= (i32::MAX - 1) as f64 {
+    if q.is_nan() || q.abs() >= i32::MAX as f64 {
         return None;
     }
     let t = q as i32; // truncates toward zero
