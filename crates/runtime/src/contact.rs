@@ -175,10 +175,22 @@ pub fn reach_after_descent(s: f64, r: f64, slope: f64) -> f64 {
     (2.0 * r * s).sqrt() + s * slope
 }
 
+/// `√(1 + a² + b²)` of the plane `z = a·x + b·y + k` (the length of its
+/// normal `(−a, −b, 1)`), without the square root for a level plane (most
+/// floors; the same value).
+#[inline]
+pub fn plane_root(a: f64, b: f64) -> f64 {
+    if a == 0.0 && b == 0.0 {
+        1.0
+    } else {
+        (a * a + b * b + 1.0).sqrt()
+    }
+}
+
 /// Sphere moving down onto the upper side of the plane `z = a·x + b·y + k`
 /// (contact point anywhere on the plane; the caller tests it is inside).
 pub fn sphere_down_plane(c: V3, r: f64, a: f64, b: f64, k: f64) -> Contact {
-    let n_len = (a * a + b * b + 1.0).sqrt();
+    let n_len = plane_root(a, b);
     let t = c[2] - (a * c[0] + b * c[1] + k) - r * n_len;
     let n = [-a / n_len, -b / n_len, 1.0 / n_len];
     let centre = [c[0], c[1], c[2] - t];

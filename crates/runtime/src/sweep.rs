@@ -47,9 +47,7 @@ use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
-use walksurf_format::{
-    CERT_CELL_CM, CERT_CELLS, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed,
-};
+use walksurf_format::{CERT_CELL_CM, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
 
 impl Surface {
     /// Sweeps the capsule (centre `pos`, world cm) by `(dx, dy, 0)`: `Clear`
@@ -198,11 +196,7 @@ fn certified_sweep(
     let h = agent.half_height_cm - r;
     let c = [pos[0] - f.origin[0], pos[1] - f.origin[1], pos[2] - f.origin[2]];
     let end = [c[0] + delta[0], c[1] + delta[1]];
-    let cell = |v: f64| {
-        let i = v / CERT_CELL_CM;
-        (i >= 0.0 && i < CERT_CELLS as f64).then_some(i as usize)
-    };
-    let (Some(i0), Some(j0), Some(i1), Some(j1)) = (cell(c[0]), cell(c[1]), cell(end[0]), cell(end[1])) else {
+    let (Some((i0, j0)), Some((i1, j1))) = (f.cert_cell(c[0], c[1]), f.cert_cell(end[0], end[1])) else {
         return Ok(None);
     };
     // The plane under the bottom sphere at the start: the highest one
@@ -210,7 +204,7 @@ fn certified_sweep(
     let bottom = c[2] - h;
     let clearance = |cert: &walksurf_format::Cert, x: f64, y: f64| {
         let (a, b, k) = (cert.a.get() as f64, cert.b.get() as f64, cert.k.get() as f64);
-        bottom - (a * x + b * y + k) - r * (a * a + b * b + 1.0).sqrt()
+        bottom - (a * x + b * y + k) - r * plane_root(a, b)
     };
     // The bound of a cell's certificate (`None`: do not use it).
     let err = |cert: &walksurf_format::Cert, cell: (usize, usize)| {

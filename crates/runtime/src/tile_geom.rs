@@ -299,17 +299,6 @@ pub(crate) fn plane_normal(a: f64, b: f64) -> V3 {
     [-a / l, -b / l, 1.0 / l]
 }
 
-/// `√(1 + a² + b²)`, without the square root for a level plane (most
-/// floors; the same value).
-#[inline]
-pub(crate) fn plane_root(a: f64, b: f64) -> f64 {
-    if a == 0.0 && b == 0.0 {
-        1.0
-    } else {
-        (a * a + b * b + 1.0).sqrt()
-    }
-}
-
 pub(crate) fn load_blocker(b: &Blocker) -> [V3; 3] {
     b.v.map(|p| p.map(|c| c.get() as f64 / VERTEX_STEPS_PER_CM))
 }
