@@ -320,7 +320,7 @@ fn fuzz_slopes_and_obstacles() {
         check(&mut total, &what, (&surface, &oracle), &caps, &lines);
     }
     println!("total: {}", total.summary());
-    assert!(total.errors.is_empty());
+    total.assert_no_errors("fuzz_slopes_and_obstacles");
 }
 
 /// Sloped floors with low obstacles (spikes, curbs, bars up to a few cm
@@ -385,7 +385,7 @@ fn fuzz_sweeps_past_low_obstacles() {
         total.merge(&t);
     }
     println!("total: {}", total.summary());
-    assert!(total.errors.is_empty());
+    total.assert_no_errors("fuzz_sweeps_past_low_obstacles");
 }
 
 /// A floor bent along a line (a convex or concave crease, from nearly flat
@@ -524,7 +524,7 @@ fn fuzz_creases_and_crossings() {
         check(&mut total, &what, (&surface, &oracle), &caps, &lines);
     }
     println!("total: {}", total.summary());
-    assert!(total.errors.is_empty());
+    total.assert_no_errors("fuzz_creases_and_crossings");
 }
 
 /// A sloped rectangle over a lower floor: queries near its edges, where a
@@ -537,7 +537,7 @@ fn fuzz_slope_edges() {
         slope_edges(seed, nq, &mut total);
     }
     println!("total: {}", total.summary());
-    assert!(total.errors.is_empty());
+    total.assert_no_errors("fuzz_slope_edges");
 }
 
 /// Seed 145 of [`fuzz_slope_edges`]: a capsule of radius 20 touching the

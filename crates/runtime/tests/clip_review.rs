@@ -153,7 +153,7 @@ impl Counts {
             self.tally.summary(),
             self.cert_clear
         );
-        assert!(self.tally.errors.is_empty());
+        self.tally.assert_no_errors("clip review");
         assert!(self.cert_clear > 0);
     }
 }
