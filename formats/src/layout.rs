@@ -7,8 +7,8 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 pub const MAGIC: [u8; 4] = *b"WSRF";
 /// Major format version: a reader refuses any other major version.
 pub const FORMAT_MAJOR: u16 = 2;
-/// Minor format version: additions a version-1 reader may ignore.
-pub const FORMAT_MINOR: u16 = 0;
+/// Minor format version: additions a reader of an older minor may ignore.
+pub const FORMAT_MINOR: u16 = 1;
 /// Layout version of the precision data. A file whose precision layout is
 /// unknown still opens; queries that need a precision bound fall back.
 pub const PRECISION_LAYOUT_VERSION: u16 = 2;
@@ -248,7 +248,19 @@ pub mod blocker_flags {
     pub const DEMOTED_WALKABLE: u32 = 1;
     /// Near-vertical (`|n.z|` below the collected threshold).
     pub const VERTICAL: u32 = 2;
+    /// Hidden under the walkable surface: every point of the source
+    /// triangle lies directly below (or on) a walkable triangle of the tile
+    /// that is at most [`super::HIDDEN_RISE_CM`] above the triangle's
+    /// highest vertex there. A capsule moving down whose top sphere's centre
+    /// is higher than that touches such a surface point first (or overlaps
+    /// it at the start), so it may skip this triangle. (Readers before
+    /// format 2.1 ignore the bit, which only costs them time.)
+    pub const HIDDEN: u32 = 4;
 }
+
+/// How far above a [`blocker_flags::HIDDEN`] triangle's highest vertex the
+/// walkable surface hiding it may lie. [Units: cm]
+pub const HIDDEN_RISE_CM: f64 = 50.0;
 
 /// Edge of a certificate cell (a tile has `CERT_CELLS × CERT_CELLS`).
 pub const CERT_CELL_CM: f64 = 40.0;

@@ -16,6 +16,12 @@
 //!   misses it is touched, if at all, only after the sphere has gone on far
 //!   enough to reach it in its plane ([`reach_after_descent`]): its edges
 //!   are read only if that can come before a contact already certain.
+//! * A blocker hidden under the walkable surface (a riser under its
+//!   nosing: [`blocker_flags::HIDDEN`]) is skipped while that surface,
+//!   at most [`HIDDEN_RISE_CM`] above the blocker, is below the capsule's
+//!   top sphere centre: the sphere meets the surface above it first. So is
+//!   a blocker whose plane stays beyond the radius from the axis all the
+//!   way down (a wall beside the capsule).
 //! * Interior edges (the flat group's surface goes on across them:
 //!   `PieceGeom::interior`) are no edges of the true surface. A sphere
 //!   meets a nearly planar region first at its face contact point, if that
@@ -30,7 +36,7 @@ use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
 use crate::tolerance::*;
-use walksurf_format::{CERT_CELL_CM, TILE_SIZE_CM};
+use walksurf_format::{CERT_CELL_CM, HIDDEN_RISE_CM, TILE_SIZE_CM, blocker_flags};
 
 /// Pieces whose edges one capsule query defers until every face contact is
 /// known (more are looked at straight away).
@@ -295,7 +301,8 @@ impl Surface {
         let mut failed = None;
 
         // Overlap of the capsule at its start with a triangle.
-        let check_overlap = |tri: [V3; 3], band: f64, hits: &mut Hits| {
+        // (`plane`: the triangle's unit normal and offset, if not degenerate.)
+        let check_overlap = |tri: [V3; 3], plane: Option<(V3, f64)>, band: f64, hits: &mut Hits| {
             // Cheap rejection: a box gap larger than the radius.
             let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
             let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));
@@ -305,9 +312,7 @@ impl Surface {
             if gx * gx + gy * gy + gz * gz > (r + band) * (r + band) {
                 return;
             }
-            let n = cross(sub(tri[1], tri[0]), sub(tri[2], tri[0]));
-            let l = len(n);
-            if l > 0.0 && axis_clear_of_plane(c, top_z, scale(n, 1.0 / l), dot(n, tri[0]) / l, r + band) {
+            if plane.is_some_and(|(n, d)| axis_clear_of_plane(c, top_z, n, d, r + band)) {
                 return;
             }
             let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
@@ -460,14 +465,23 @@ impl Surface {
             };
             let tri = load_blocker(b);
             let z_top = tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM;
-            if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
+            if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM || hidden_below(b, z_top, top_z) {
+                return true;
+            }
+            // Its plane beside the axis all the way down to where a
+            // contact could still count (a wall beside the capsule): the
+            // capsule never comes within its radius of it.
+            let band = VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM;
+            let plane = unit_plane(&tri);
+            let deepest = hits.bound().min(down_cm) + PRUNE_MARGIN_CM;
+            if plane.is_some_and(|(n, d)| axis_clear_of_plane([c[0], c[1], c[2] - deepest], top_z, n, d, r + band)) {
                 return true;
             }
             // As for pieces: wholly below the sphere's centre, the contacts
             // tell an overlap.
             let below = z_top <= c[2];
             if !below {
-                check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+                check_overlap(tri, plane, band, &mut hits);
             }
             // As for pieces: wholly above the centre, only the overlap counts.
             if tri[0][2].min(tri[1][2]).min(tri[2][2]) - BLOCKER_VERTEX_ERR_CM - Z_MARGIN_CM > c[2] {
@@ -494,7 +508,7 @@ impl Surface {
                 at_start |= push_edge_contact(&mut hits, c, r, tri[k], tri[(k + 1) % 3], BLOCKER_VERTEX_ERR_CM);
             }
             if below && at_start {
-                check_overlap(tri, VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM, &mut hits);
+                check_overlap(tri, plane, band, &mut hits);
             }
             narrow(q, hits.bound());
             true
@@ -510,6 +524,27 @@ impl Surface {
         };
         self.floor_hit(pos, best.t, f.to_world(best.point), best.normal, best.normal_err)
     }
+}
+
+/// A triangle's unit normal `n` and offset `d` (`n·p = d` on it), `None`
+/// if it is degenerate.
+#[inline]
+fn unit_plane(tri: &[V3; 3]) -> Option<(V3, f64)> {
+    let n = cross(sub(tri[1], tri[0]), sub(tri[2], tri[0]));
+    let l = len(n);
+    (l > 0.0).then(|| (scale(n, 1.0 / l), dot(n, tri[0]) / l))
+}
+
+/// Whether capsule `find_floor` may skip blocker `b` (whose top is at most
+/// `z_top`): it is hidden under the walkable surface
+/// ([`blocker_flags::HIDDEN`]), and that surface, at most
+/// [`HIDDEN_RISE_CM`] above `z_top`, is below the top sphere's centre
+/// `top_z`. Over every point of the blocker the capsule then meets the
+/// surface first, or overlaps it at its start (which the surface's own
+/// primitive tells).
+#[inline]
+fn hidden_below(b: &walksurf_format::Blocker, z_top: f64, top_z: f64) -> bool {
+    b.flags.get() & blocker_flags::HIDDEN != 0 && z_top + HIDDEN_RISE_CM < top_z
 }
 
 /// For a primitive wholly below the bottom sphere's centre, whose face

@@ -6,6 +6,7 @@ pub mod contour;
 pub mod convex_partition;
 pub mod coplanar_merge;
 pub mod grid;
+pub mod hidden;
 pub mod ingest;
 pub mod layout;
 pub mod tiling;

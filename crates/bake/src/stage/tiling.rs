@@ -22,6 +22,7 @@ use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
 use crate::stage::coplanar_merge::{flat_groups, rough_seams};
 use crate::stage::grid::headroom_masks;
+use crate::stage::hidden::mark_hidden;
 use crate::stage::ingest::Mesh;
 use rayon::prelude::*;
 use walksurf_format::{TILE_SIZE_CM, to_fixed};
@@ -233,7 +234,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 32;
+pub const TILE_PIPELINE_VERSION: u32 = 33;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -361,6 +362,7 @@ pub fn build_tile_hashed(
             blockers.push(blocker(t, v));
         }
     }
+    mark_hidden(mesh, classes, tris, &mut blockers);
     // Headroom: the grid of each piece, then the cut along its cells.
     let masks = headroom_masks(&pieces, &blockers, origin, config.headroom_cm());
     let (mut pieces, patches, cut) = headroom_cut(pieces, &masks);
