@@ -146,6 +146,17 @@ mod tests {
     }
 
     #[test]
+    fn the_rise_is_at_most_its_bound() {
+        // The tread exactly HIDDEN_RISE_CM above a side's top, then one ulp
+        // more.
+        let [t0, t1] = tread(20.0);
+        let side = |top: f64| [[30.0, 0.0, top], [30.0, 100.0, top], [30.0, 0.0, top - 5.0]];
+        let at = 20.0 - HIDDEN_RISE_CM;
+        assert_eq!(hidden_of(&[t0, t1, side(at)]), [true]);
+        assert_eq!(hidden_of(&[t0, t1, side(at.next_down())]), [false]);
+    }
+
+    #[test]
     fn a_triangle_under_two_walkable_ones_is_not_taken() {
         // Under the tread's anti-diagonal, so truly hidden, but no one
         // triangle holds its vertices: the test is conservative there.
