@@ -17,8 +17,9 @@
 //!   enough to reach it in its plane ([`reach_after_descent`]): its edges
 //!   are read only if that can come before a contact already certain.
 //! * A blocker hidden under the walkable surface (a riser under its
-//!   nosing: [`blocker_flags::HIDDEN`]) is skipped while that surface,
-//!   at most [`HIDDEN_RISE_CM`] above the blocker, is below the capsule's
+//!   nosing: [`walksurf_format::blocker_flags::HIDDEN`]) is skipped while
+//!   that surface, at most [`walksurf_format::HIDDEN_RISE_CM`] above the
+//!   blocker, is below the capsule's
 //!   top sphere centre: the sphere meets the surface above it first. So is
 //!   a blocker whose plane stays beyond the radius from the axis all the
 //!   way down (a wall beside the capsule).
@@ -36,7 +37,7 @@ use crate::contact::*;
 use crate::query::*;
 use crate::tile_geom::*;
 use crate::tolerance::*;
-use walksurf_format::{CERT_CELL_CM, HIDDEN_RISE_CM, TILE_SIZE_CM, blocker_flags};
+use walksurf_format::{CERT_CELL_CM, TILE_SIZE_CM};
 
 /// Pieces whose edges one capsule query defers until every face contact is
 /// known (more are looked at straight away).
@@ -533,18 +534,6 @@ fn unit_plane(tri: &[V3; 3]) -> Option<(V3, f64)> {
     let n = cross(sub(tri[1], tri[0]), sub(tri[2], tri[0]));
     let l = len(n);
     (l > 0.0).then(|| (scale(n, 1.0 / l), dot(n, tri[0]) / l))
-}
-
-/// Whether capsule `find_floor` may skip blocker `b` (whose top is at most
-/// `z_top`): it is hidden under the walkable surface
-/// ([`blocker_flags::HIDDEN`]), and that surface, at most
-/// [`HIDDEN_RISE_CM`] above `z_top`, is below the top sphere's centre
-/// `top_z`. Over every point of the blocker the capsule then meets the
-/// surface first, or overlaps it at its start (which the surface's own
-/// primitive tells).
-#[inline]
-fn hidden_below(b: &walksurf_format::Blocker, z_top: f64, top_z: f64) -> bool {
-    b.flags.get() & blocker_flags::HIDDEN != 0 && z_top + HIDDEN_RISE_CM < top_z
 }
 
 /// For a primitive wholly below the bottom sphere's centre, whose face

@@ -41,11 +41,18 @@
 //! A start within R − e of anything is `InitialOverlap`; within R ± e,
 //! `PrecisionBudget`. Nothing is allocated; each primitive costs a box and a
 //! plane rejection before any exact test.
+//!
+//! **Hidden blockers.** A blocker lying directly under the walkable surface
+//! (`HIDDEN`: a riser under its nosing) is skipped while that surface is
+//! below the capsule's top sphere centre ([`hidden_below`]): wherever the
+//! capsule reaches one of its points, the surface point above it is inside
+//! the capsule too, so the surface was met no later (with the same normal
+//! if at once). Its contact could neither come first nor tighten `hi`.
 
 use crate::Surface;
 use crate::contact::*;
 use crate::query::*;
-use crate::tile_geom::{Frame, load_blocker, plane_normal, walk_result};
+use crate::tile_geom::{Frame, hidden_below, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
 use walksurf_format::{CERT_CELL_CM, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
 
@@ -899,7 +906,14 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
     walk_result(f.visit_blockers(qbox, |i, _| {
         match f.tile.blockers.get(i as usize) {
             Some(b) => {
-                let p = Poly::blocker(load_blocker(b), c);
+                let tri = load_blocker(b);
+                // Hidden under the walkable surface below the capsule's top
+                // sphere centre: that surface is met first.
+                let z_top = tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM;
+                if hidden_below(b, z_top - c[2], q.h) {
+                    return true;
+                }
+                let p = Poly::blocker(tri, c);
                 let (lo, hi) = p.bounds();
                 let rho = q.r + p.e_bnd;
                 // (The normal costs a square root: only for blockers in reach.)

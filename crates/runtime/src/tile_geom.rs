@@ -8,8 +8,8 @@ use crate::precision::{PrecisionPath, cert_z_err_reference, piece_z_err_referenc
 use crate::query::FallbackReason;
 use crate::tolerance::*;
 use walksurf_format::{
-    Blocker, CERT_CELL_CM, CERT_CELLS, Cert, MAX_PIECE_VERTICES, PieceHeader, TileQuant, TileView, VERTEX_STEPS_PER_CM,
-    VertexFixed,
+    Blocker, CERT_CELL_CM, CERT_CELLS, Cert, HIDDEN_RISE_CM, MAX_PIECE_VERTICES, PieceHeader, TileQuant, TileView,
+    VERTEX_STEPS_PER_CM, VertexFixed, blocker_flags,
 };
 
 /// Where a point lies relative to a polygon, with an undecided band.
@@ -301,6 +301,20 @@ pub(crate) fn plane_normal(a: f64, b: f64) -> V3 {
 
 pub(crate) fn load_blocker(b: &Blocker) -> [V3; 3] {
     b.v.map(|p| p.map(|c| c.get() as f64 / VERTEX_STEPS_PER_CM))
+}
+
+/// Whether a capsule query may skip blocker `b` (whose true top is at
+/// most `z_top`): it is hidden under the walkable surface
+/// ([`blocker_flags::HIDDEN`]), and that surface, at most
+/// [`HIDDEN_RISE_CM`] above `z_top`, is below the capsule's top sphere
+/// centre `top_z`. Wherever the capsule reaches a point of the blocker —
+/// moving down or sideways — the surface point above it lies between
+/// that point and `top_z`, inside the capsule: it was met no later, or
+/// overlapped at the start (which the surface's own primitive tells), with
+/// the same normal where both are met at once.
+#[inline]
+pub(crate) fn hidden_below(b: &Blocker, z_top: f64, top_z: f64) -> bool {
+    b.flags.get() & blocker_flags::HIDDEN != 0 && z_top + HIDDEN_RISE_CM < top_z
 }
 
 /// XY side of a point against a triangle's footprint (either orientation; a

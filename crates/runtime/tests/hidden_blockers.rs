@@ -70,6 +70,48 @@ fn a_curb_under_a_shelf_is_met_by_a_capsule_below_the_shelf() {
 }
 
 #[test]
+fn a_ball_sweeping_into_a_curb_under_a_shelf_meets_it() {
+    let (surface, oracle) = bake_generated("curb under shelf", &curb_under_shelf());
+    // The ball (R 20) 1 cm above the floor, moving −x under the shelf
+    // (its top 41 < 50): it meets the curb's top edge (x 100, z 5) when its
+    // centre is √(20² − 16²) = 12 cm from it, after 28 cm. The shelf over
+    // the curb is above the ball's top: the curb is not skipped.
+    let q = SweepQuery {
+        pos: [140.0, 50.0, 21.0],
+        delta: [-80.0, 0.0],
+        agent: SHORT,
+    };
+    match oracle.sweep(q.pos, q.delta, agent_shape(SHORT)) {
+        walksurf_oracle::OracleSweep::Hit { distance, .. } => assert!((distance - 28.0).abs() < 1e-9, "{distance}"),
+        other => panic!("the oracle should meet the curb: {other:?}"),
+    }
+    let ours = surface.sweep_horizontal(q.pos, q.delta, SHORT);
+    assert!(matches!(ours, walksurf::SweepOutcome::Hit(_)), "unanswered: {ours:?}");
+    // And sweeps in every direction from around the curb: this ball, and
+    // beyond the shelf a tall capsule (which may skip the curb: the shelf's
+    // edge over it is then inside its reach first).
+    let mut sweeps = Vec::new();
+    for (agent, x0) in [(SHORT, 88.0), (Agent::DEFAULT, 143.0)] {
+        for i in 0..24 {
+            for dz in [0.5, 3.0, 8.0] {
+                for k in 0..8 {
+                    let a = k as f64 * std::f64::consts::TAU / 8.0;
+                    sweeps.push(SweepQuery {
+                        pos: [x0 + 2.0 * i as f64, 50.0, agent.half_height_cm + dz],
+                        delta: [60.0 * a.cos(), 60.0 * a.sin()],
+                        agent,
+                    });
+                }
+            }
+        }
+    }
+    let t = compare_sweep_tally(&surface, &oracle, &sweeps);
+    println!("curb sweeps: {}", t.summary());
+    t.assert_no_errors("curb sweeps");
+    assert!(t.floors > 0 && t.answered > sweeps.len() / 2, "{}", t.summary());
+}
+
+#[test]
 fn stairs_agree_with_the_oracle() {
     // Risers hidden under their nosings; the default agents and a short one.
     let mut b = LevelBuilder::new();
@@ -85,6 +127,21 @@ fn stairs_agree_with_the_oracle() {
     println!("stairs: {}", t.summary());
     t.assert_no_errors("stairs");
     assert!(t.answered > queries.len() / 2, "{}", t.summary());
+    // Sweeps up and down the flight, and across it, from the same starts.
+    let sweeps: Vec<SweepQuery> = queries
+        .iter()
+        .flat_map(|q| {
+            [[40.0, 0.0], [-40.0, 0.0], [120.0, 0.0], [0.0, 60.0]].map(|delta| SweepQuery {
+                pos: q.pos,
+                delta,
+                agent: q.agent,
+            })
+        })
+        .collect();
+    let t = compare_sweep_tally(&surface, &oracle, &sweeps);
+    println!("stairs sweeps: {}", t.summary());
+    t.assert_no_errors("stairs sweeps");
+    assert!(t.floors > 0, "{}", t.summary());
 }
 
 #[test]
@@ -323,6 +380,9 @@ fn random_agent(rng: &mut Rng) -> Agent {
 struct Stats {
     total: Tally,
     stripped: Tally,
+    /// Sweeps from the same starts, with and without the bits.
+    sweeps: Tally,
+    sweeps_stripped: Tally,
     changed: usize,
     gained: usize,
     lost: usize,
@@ -353,6 +413,29 @@ fn run_queries(surface: &Surface, plain: &Surface, oracle: &walksurf_oracle::Ora
     }
     s.total.merge(&t);
     s.stripped.merge(&u);
+    // A sweep from each start, its direction and length drawn from its
+    // position (up to the bake's longest move).
+    let sweeps: Vec<SweepQuery> = qs
+        .iter()
+        .map(|q| {
+            let h = (q.pos[0] * 7.31 + q.pos[1] * 3.17 + q.pos[2] * 1.13).sin() * 1e4;
+            let (angle, len) = (h.fract() * std::f64::consts::TAU, (h * 0.37).fract().abs() * 256.0);
+            SweepQuery {
+                pos: q.pos,
+                delta: [len * angle.cos(), len * angle.sin()],
+                agent: q.agent,
+            }
+        })
+        .collect();
+    let t = compare_sweep_tally(surface, oracle, &sweeps);
+    let u = compare_sweep_tally(plain, oracle, &sweeps);
+    for q in &sweeps {
+        if surface.sweep_horizontal(q.pos, q.delta, q.agent) != plain.sweep_horizontal(q.pos, q.delta, q.agent) {
+            s.changed += 1;
+        }
+    }
+    s.sweeps.merge(&t);
+    s.sweeps_stripped.merge(&u);
 }
 
 #[test]
@@ -416,12 +499,16 @@ fn fuzz_hidden_levels_with_and_without_the_flag() {
     }
     println!("with HIDDEN:    {}", s.total.summary());
     println!("HIDDEN cleared: {}", s.stripped.summary());
+    println!("sweeps with HIDDEN:    {}", s.sweeps.summary());
+    println!("sweeps HIDDEN cleared: {}", s.sweeps_stripped.summary());
     println!(
         "hidden bits {}, outcomes changed {}, fallback -> answered {}, answered -> fallback {}",
         s.hidden_bits, s.changed, s.gained, s.lost
     );
     s.total.assert_no_errors("fuzz (HIDDEN)");
     s.stripped.assert_no_errors("fuzz (HIDDEN cleared)");
+    s.sweeps.assert_no_errors("fuzz sweeps (HIDDEN)");
+    s.sweeps_stripped.assert_no_errors("fuzz sweeps (HIDDEN cleared)");
     // The flag was set and changed answers (else this fuzz tests nothing).
     assert!(
         s.hidden_bits > 0 && s.changed > 0,
@@ -500,7 +587,9 @@ fn shared_levels_near_hidden_blockers() {
             s.changed, s.gained, s.lost
         );
         all.merge(&s.total);
+        all.merge(&s.sweeps);
         all_plain.merge(&s.stripped);
+        all_plain.merge(&s.sweeps_stripped);
         changed += s.changed;
         gained += s.gained;
     }
