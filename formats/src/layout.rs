@@ -251,10 +251,11 @@ pub mod blocker_flags {
     /// Hidden under the walkable surface: every point of the source
     /// triangle lies directly below (or on) a walkable triangle of the tile
     /// that is at most [`super::HIDDEN_RISE_CM`] above the triangle's
-    /// highest vertex there. A capsule moving down whose top sphere's centre
-    /// is higher than that touches such a surface point first (or overlaps
-    /// it at the start), so it may skip this triangle. (Readers before
-    /// format 2.1 ignore the bit, which only costs them time.)
+    /// highest vertex there. A capsule whose top sphere's centre is higher
+    /// than that, moving down or sideways, has the surface point above any
+    /// point of this triangle it reaches inside it already (met no later,
+    /// or overlapped at the start), so it may skip this triangle. (Readers
+    /// before format 2.1 ignore the bit, which only costs them time.)
     pub const HIDDEN: u32 = 4;
 }
 

@@ -47,7 +47,9 @@
 //! below the capsule's top sphere centre ([`hidden_below`]): wherever the
 //! capsule reaches one of its points, the surface point above it is inside
 //! the capsule too, so the surface was met no later (with the same normal
-//! if at once). Its contact could neither come first nor tighten `hi`.
+//! if at once). Its contact cannot come first; its bounds might have been
+//! tighter than the surface's (an exact triangle against a rounded
+//! piece), so a few sweeps fall back that it would have settled.
 
 use crate::Surface;
 use crate::contact::*;
