@@ -78,6 +78,9 @@ pub struct TileCounts {
     pub vertical_blockers: usize,
     /// Blockers with [`blocker_flags::DEMOTED_WALKABLE`].
     pub demoted_walkable_blockers: usize,
+    /// Blockers with [`blocker_flags::HIDDEN`] (under the walkable surface;
+    /// capsule queries skip them).
+    pub hidden_blockers: usize,
     pub piece_bvh_lines: u32,
     pub blocker_bvh_lines: u32,
     pub certificates: usize,
@@ -120,6 +123,7 @@ impl TileCounts {
             blockers: tile.blockers.len(),
             vertical_blockers: flagged(blocker_flags::VERTICAL),
             demoted_walkable_blockers: flagged(blocker_flags::DEMOTED_WALKABLE),
+            hidden_blockers: flagged(blocker_flags::HIDDEN),
             piece_bvh_lines: hot.piece_lines.get(),
             blocker_bvh_lines: hot.blocker_lines.get(),
             certificates: tile.certs.len(),
@@ -147,6 +151,7 @@ impl TileCounts {
             "blockers": self.blockers,
             "vertical_blockers": self.vertical_blockers,
             "demoted_walkable_blockers": self.demoted_walkable_blockers,
+            "hidden_blockers": self.hidden_blockers,
             "piece_bvh_lines": self.piece_bvh_lines,
             "blocker_bvh_lines": self.blocker_bvh_lines,
             "bvh_lines": self.piece_bvh_lines + self.blocker_bvh_lines,
@@ -218,6 +223,7 @@ fn run_tile(args: &Args, view: &FileView, xy: (i32, i32)) -> Result<ExitCode> {
             "blockers",
             "vertical_blockers",
             "demoted_walkable_blockers",
+            "hidden_blockers",
             "piece_bvh_lines",
             "blocker_bvh_lines",
             "bvh_lines",

@@ -278,6 +278,11 @@ fn inspect_tile_counts_add_up_to_the_file() {
             n("vertical_blockers") + n("demoted_walkable_blockers") <= n("blockers"),
             "{v}"
         );
+        // (A demoted walkable triangle may hide others, never be hidden.)
+        assert!(
+            n("hidden_blockers") + n("demoted_walkable_blockers") <= n("blockers"),
+            "{v}"
+        );
         assert_eq!(n("bvh_lines"), n("piece_bvh_lines") + n("blocker_bvh_lines"));
         assert!(
             n("certified_cells") <= n("certificates") && n("certified_cells") <= 80 * 80,
@@ -287,8 +292,9 @@ fn inspect_tile_counts_add_up_to_the_file() {
         let z_err = v["max_piece_z_err_cm"].as_f64().expect("z_err");
         assert!((0.0..0.01).contains(&z_err), "{v}");
     }
-    // The dungeon has stairs (vertical risers) and flat floors (certificates).
-    assert!(sum("vertical_blockers") > 0 && sum("certified_cells") > 0);
+    // The dungeon has stairs (vertical risers, some hidden under their
+    // nosings) and flat floors (certificates).
+    assert!(sum("vertical_blockers") > 0 && sum("hidden_blockers") > 0 && sum("certified_cells") > 0);
 
     // Text form: the same counts, one per line.
     let ((x, y), v) = &tiles[0];
@@ -298,6 +304,7 @@ fn inspect_tile_counts_add_up_to_the_file() {
         "pieces",
         "piece_vertices",
         "vertical_blockers",
+        "hidden_blockers",
         "certified_cells",
         "blob_bytes",
     ] {
