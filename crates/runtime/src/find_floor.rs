@@ -19,10 +19,9 @@
 //! * A blocker hidden under the walkable surface (a riser under its
 //!   nosing: [`walksurf_format::blocker_flags::HIDDEN`]) is skipped while
 //!   that surface, at most [`walksurf_format::HIDDEN_RISE_CM`] above the
-//!   blocker, is below the capsule's
-//!   top sphere centre: the sphere meets the surface above it first. So is
-//!   a blocker whose plane stays beyond the radius from the axis all the
-//!   way down (a wall beside the capsule).
+//!   blocker, is below the capsule's top sphere centre: the sphere meets
+//!   the surface above it first. So is a blocker whose plane stays beyond
+//!   the radius from the axis all the way down (a wall beside the capsule).
 //! * Interior edges (the flat group's surface goes on across them:
 //!   `PieceGeom::interior`) are no edges of the true surface. A sphere
 //!   meets a nearly planar region first at its face contact point, if that
@@ -465,7 +464,7 @@ impl Surface {
                 return false;
             };
             let tri = load_blocker(b);
-            let z_top = tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM;
+            let z_top = blocker_top(&tri);
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM || hidden_below(b, z_top, top_z) {
                 return true;
             }

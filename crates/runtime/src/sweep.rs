@@ -54,7 +54,7 @@
 use crate::Surface;
 use crate::contact::*;
 use crate::query::*;
-use crate::tile_geom::{Frame, hidden_below, load_blocker, plane_normal, walk_result};
+use crate::tile_geom::{Frame, blocker_top, hidden_below, load_blocker, plane_normal, walk_result};
 use crate::tolerance::*;
 use walksurf_format::{CERT_CELL_CM, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
 
@@ -911,8 +911,7 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
                 let tri = load_blocker(b);
                 // Hidden under the walkable surface below the capsule's top
                 // sphere centre: that surface is met first.
-                let z_top = tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM;
-                if hidden_below(b, z_top - c[2], q.h) {
+                if hidden_below(b, blocker_top(&tri) - c[2], q.h) {
                     return true;
                 }
                 let p = Poly::blocker(tri, c);

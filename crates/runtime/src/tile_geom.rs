@@ -303,6 +303,13 @@ pub(crate) fn load_blocker(b: &Blocker) -> [V3; 3] {
     b.v.map(|p| p.map(|c| c.get() as f64 / VERTEX_STEPS_PER_CM))
 }
 
+/// The highest a stored blocker's true triangle may reach (its highest
+/// stored vertex, plus their rounding and the comparison margin).
+#[inline]
+pub(crate) fn blocker_top(tri: &[V3; 3]) -> f64 {
+    tri[0][2].max(tri[1][2]).max(tri[2][2]) + BLOCKER_VERTEX_ERR_CM + Z_MARGIN_CM
+}
+
 /// Whether a capsule query may skip blocker `b` (whose true top is at
 /// most `z_top`): it is hidden under the walkable surface
 /// ([`blocker_flags::HIDDEN`]), and that surface, at most
