@@ -123,16 +123,17 @@ pub(crate) fn visit_narrowing(
         for (h, node) in hit.iter_mut().zip(&line.nodes) {
             *h = overlaps(node, &q);
         }
+        // (Every node's target is read and the overlapping ones kept:
+        // reading is cheap when warm, a branch on the overlap is not.)
         let mut sink = 0;
         for (&h, node) in hit.iter().zip(&line.nodes) {
             let child = node.child.get();
-            if h {
-                sink ^= if child >= 0 {
-                    lines.get(child as usize).map_or(0, |l| l.nodes[0].child.get() as u32)
-                } else {
-                    touch(!child as u32)
-                };
-            }
+            let read = if child >= 0 {
+                lines.get(child as usize).map_or(0, |l| l.nodes[0].child.get() as u32)
+            } else {
+                touch(!child as u32)
+            };
+            sink ^= read & (h as u32).wrapping_neg();
         }
         std::hint::black_box(sink);
         let mut narrowed = false;

@@ -190,14 +190,22 @@ pub fn plane_root(a: f64, b: f64) -> f64 {
 /// Sphere moving down onto the upper side of the plane `z = a·x + b·y + k`
 /// (contact point anywhere on the plane; the caller tests it is inside).
 pub fn sphere_down_plane(c: V3, r: f64, a: f64, b: f64, k: f64) -> Contact {
+    sphere_down_plane_normal(c, r, a, b, k).0
+}
+
+/// [`sphere_down_plane`] and the plane's unit normal, which it computes on
+/// the way (the same bits as `tile_geom::plane_normal`).
+#[inline]
+pub fn sphere_down_plane_normal(c: V3, r: f64, a: f64, b: f64, k: f64) -> (Contact, V3) {
     let n_len = plane_root(a, b);
     let t = c[2] - (a * c[0] + b * c[1] + k) - r * n_len;
     let n = [-a / n_len, -b / n_len, 1.0 / n_len];
     let centre = [c[0], c[1], c[2] - t];
-    Contact {
+    let contact = Contact {
         t,
         point: sub(centre, scale(n, r)),
-    }
+    };
+    (contact, n)
 }
 
 /// Closest point of triangle `abc` to `p` (Ericson §5.1.5).

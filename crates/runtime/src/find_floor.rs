@@ -201,12 +201,8 @@ impl Surface {
         let mut hits = Hits::new();
         let mut failed = None;
         walk_result(f.visit_pieces(&q, |word| {
-            let g = match f.piece_geom(word) {
-                Ok(g) => g,
-                Err(e) => {
-                    failed = Some(e);
-                    return false;
-                }
+            let Some(g) = f.piece_geom(word, &mut failed) else {
+                return false;
             };
             let z = g.a * x + g.b * y + g.k;
             match g.side(x, y) {
@@ -377,12 +373,8 @@ impl Surface {
             g.outside_by(p[0], p[1], reach_after_descent(slack, r + e, slope) + e)
         };
         walk_result(f.visit_pieces(&q, |word| {
-            let g = match f.piece_geom(word) {
-                Ok(g) => g,
-                Err(e) => {
-                    failed = Some(e);
-                    return false;
-                }
+            let Some(g) = f.piece_geom(word, &mut failed) else {
+                return false;
             };
             let band = g.xy_err + g.z_err + Z_MARGIN_CM;
             // Wholly below where the sphere will be when a contact already
@@ -392,7 +384,7 @@ impl Surface {
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM {
                 return true;
             }
-            let normal = g.normal();
+            let (face, normal) = sphere_down_plane_normal(c, r, g.a, g.b, g.k);
             // Wholly below the bottom sphere's centre, the piece overlaps the
             // capsule iff the sphere already touches it: its contacts say so
             // (t ≤ 0). Else: the capsule's axis far from the piece's plane on
@@ -406,7 +398,6 @@ impl Surface {
             if z_lo - band > c[2] {
                 return true;
             }
-            let face = sphere_down_plane(c, r, g.a, g.b, g.k);
             match g.side(face.point[0], face.point[1]) {
                 Side::Outside => {
                     let t0 = face.t - g.edge_err() - g.z_err - Z_MARGIN_CM;

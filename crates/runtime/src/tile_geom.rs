@@ -84,13 +84,31 @@ impl<'a> Frame<'a> {
     }
 
     /// A piece read in place, with its z error bound from this query's
-    /// precision path. `MissingData`: corrupt; `PrecisionBudget`: Reference
-    /// found no precision block for it.
+    /// precision path; else `None` with the reason put in `failed`
+    /// (`MissingData`: corrupt; `PrecisionBudget`: Reference found no
+    /// precision block for it). (Not a `Result`: an `Option` of a piece
+    /// needs no tag of its own, which a visitor would store and reload.)
     #[inline(always)]
-    pub fn piece_geom(&self, word: u32) -> Result<PieceGeom<'a>, FallbackReason> {
-        let (header, verts) = self.tile.piece(word).ok_or(FallbackReason::MissingData)?;
-        let z_err = self.piece_z_err(header, verts)?;
-        PieceGeom::load(header, verts, z_err).ok_or(FallbackReason::MissingData)
+    pub fn piece_geom(&self, word: u32, failed: &mut Option<FallbackReason>) -> Option<PieceGeom<'a>> {
+        let loaded = self
+            .tile
+            .piece(word)
+            .ok_or(FallbackReason::MissingData)
+            .and_then(|(header, verts)| {
+                let z_err = self.piece_z_err(header, verts)?;
+                Ok((header, verts, z_err))
+            });
+        let geom = match loaded {
+            Ok((header, verts, z_err)) => PieceGeom::load(header, verts, z_err),
+            Err(e) => {
+                *failed = Some(e);
+                return None;
+            }
+        };
+        if geom.is_none() {
+            *failed = Some(FallbackReason::MissingData);
+        }
+        geom
     }
 
     /// A piece's z error bound [cm]: its slot (Fast) or recomputed from its
