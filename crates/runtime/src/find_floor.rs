@@ -21,7 +21,10 @@
 //!   that surface, at most [`walksurf_format::HIDDEN_RISE_CM`] above the
 //!   blocker, is below the capsule's top sphere centre: the sphere meets
 //!   the surface above it first. So is a blocker whose plane stays beyond
-//!   the radius from the axis all the way down (a wall beside the capsule).
+//!   the radius from the axis all the way down (a wall beside the capsule),
+//!   and one whose box lies below the sphere's lower surface over it where
+//!   a contact already found happens (a wall under the edge of the floor
+//!   the capsule stands on).
 //! * Interior edges (the flat group's surface goes on across them:
 //!   `PieceGeom::interior`) are no edges of the true surface. A sphere
 //!   meets a nearly planar region first at its face contact point, if that
@@ -459,6 +462,20 @@ impl Surface {
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM || hidden_below(b, z_top, top_z) {
                 return true;
             }
+            // Every point of it lies at least its box's XY distance `d`
+            // from the axis, where the sphere's lower surface is at most
+            // √(r² − d²) below its centre: beyond the radius it is never
+            // touched, and wholly below that surface where a contact
+            // already found happens it is neither first contact nor
+            // overlap (a wall under the floor's edge the capsule stands
+            // by). (Grown by every error the tests below allow.)
+            let reach = r + BLOCKER_VERTEX_ERR_CM + VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM;
+            let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
+            let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));
+            let d2 = box_xy_dist2(lo, hi, c);
+            if d2 > reach * reach || c[2] - (reach * reach - d2).sqrt() - z_top > hits.bound() + PRUNE_MARGIN_CM {
+                return true;
+            }
             // Its plane beside the axis all the way down to where a
             // contact could still count (a wall beside the capsule): the
             // capsule never comes within its radius of it.
@@ -515,6 +532,15 @@ impl Surface {
         };
         self.floor_hit(pos, best.t, f.to_world(best.point), best.normal, best.normal_err)
     }
+}
+
+/// Squared XY distance from `c` to the box `[lo, hi]`: at most that of
+/// any point in it.
+#[inline]
+fn box_xy_dist2(lo: V3, hi: V3, c: V3) -> f64 {
+    let gap = |k: usize| (lo[k] - c[k]).max(c[k] - hi[k]).max(0.0);
+    let (gx, gy) = (gap(0), gap(1));
+    gx * gx + gy * gy
 }
 
 /// A triangle's unit normal `n` and offset `d` (`n·p = d` on it), `None`
