@@ -40,7 +40,9 @@
 //!
 //! A start within R − e of anything is `InitialOverlap`; within R ± e,
 //! `PrecisionBudget`. Nothing is allocated; each primitive costs a box and a
-//! plane rejection before any exact test.
+//! plane rejection before any exact test, both over the move only up to the
+//! latest time a contact already found certainly happens (what is met
+//! after it is not first).
 //!
 //! **Hidden blockers.** A blocker lying directly under the walkable surface
 //! (`HIDDEN`: a riser under its nosing) is skipped while that surface is
@@ -850,7 +852,7 @@ fn piece_leaf<const N: usize>(
         return false;
     };
     let (lo, hi) = p.bounds();
-    if !box_misses(lo, hi, q.h, q.u, q.len, q.r + p.e_bnd) {
+    if !box_misses(lo, hi, q.h, q.u, q.len.min(acc.hi), q.r + p.e_bnd) {
         consider(&p, (lo, hi), q, world, acc);
     }
     true
@@ -891,7 +893,7 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
             return false;
         };
         // Most pieces near a walking agent are the floor it hovers over.
-        if plane_misses(pl.normal, pl.point, q.h, q.u, q.len, q.r + pl.e_bnd) {
+        if plane_misses(pl.normal, pl.point, q.h, q.u, q.len.min(acc.hi), q.r + pl.e_bnd) {
             return true;
         }
         // Most pieces are small: a small array is cheaper to fill.
@@ -918,7 +920,8 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
                 let (lo, hi) = p.bounds();
                 let rho = q.r + p.e_bnd;
                 // (The normal costs a square root: only for blockers in reach.)
-                if !box_misses(lo, hi, q.h, q.u, q.len, rho) && !box_beyond(lo, hi, q.h, rho + q.len.min(acc.hi)) {
+                let limit = q.len.min(acc.hi);
+                if !box_misses(lo, hi, q.h, q.u, limit, rho) && !box_beyond(lo, hi, q.h, rho + limit) {
                     consider(&p.with_normal(), (lo, hi), q, world, acc);
                 }
                 true
@@ -943,14 +946,16 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
 fn consider<const N: usize>(p: &Poly<N>, (lo, hi): (V3, V3), q: &SweepQuery, origin: V3, acc: &mut Acc) {
     let (r, h, u) = (q.r, q.h, q.u);
     let rho_max = r + p.e_bnd;
-    if p.normal.is_some_and(|n| plane_misses(n, p.v[0], h, u, q.len, rho_max)) {
+    // (Only the move up to the latest a contact already found happens
+    // counts: nothing met after it is first.)
+    let limit = q.len.min(acc.hi);
+    if p.normal.is_some_and(|n| plane_misses(n, p.v[0], h, u, limit, rho_max)) {
         return;
     }
     // The axis moves at unit speed, so nothing farther than ρ + s from it
     // at the start is touched before s: the box distance, then the exact
     // distance at the start (which also decides an overlap), bound the
     // first contact from below.
-    let limit = q.len.min(acc.hi);
     let reach = rho_max + limit;
     if box_beyond(lo, hi, h, reach) {
         return;
