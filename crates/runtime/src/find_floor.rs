@@ -462,13 +462,15 @@ impl Surface {
             if c[2] - r - z_top > hits.bound() + PRUNE_MARGIN_CM || hidden_below(b, z_top, top_z) {
                 return true;
             }
-            // Every point of it lies at least its box's XY distance `d`
-            // from the axis, where the sphere's lower surface is at most
-            // √(r² − d²) below its centre: beyond the radius it is never
-            // touched, and wholly below that surface where a contact
-            // already found happens it is neither first contact nor
-            // overlap (a wall under the floor's edge the capsule stands
-            // by). (Grown by every error the tests below allow.)
+            // Every point of the stored triangle lies at least its box's XY
+            // distance `d` from the axis, where the sphere's lower surface
+            // is at most √(r² − d²) below its centre: beyond the radius it
+            // is never touched, and wholly below that surface at the time
+            // by which a contact already found has certainly happened it
+            // is neither first contact nor overlap (a wall under the edge
+            // of the floor the capsule stands on). (The radius is grown by
+            // the true triangle's distance from the stored one and the
+            // overlap test's band, and more.)
             let reach = r + BLOCKER_VERTEX_ERR_CM + VERTEX_XY_ERR_CM + VERTEX_Z_ERR_CM + Z_MARGIN_CM;
             let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
             let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));

@@ -41,8 +41,8 @@
 //! A start within R − e of anything is `InitialOverlap`; within R ± e,
 //! `PrecisionBudget`. Nothing is allocated; each primitive costs a box and a
 //! plane rejection before any exact test, both over the move only up to the
-//! latest time a contact already found certainly happens (what is met
-//! after it is not first).
+//! time by which a contact already found has certainly happened (what is
+//! met after it is not first).
 //!
 //! **Hidden blockers.** A blocker lying directly under the walkable surface
 //! (`HIDDEN`: a riser under its nosing) is skipped while that surface is
@@ -946,8 +946,8 @@ fn sweep_tile(f: &Frame<'_>, pos: [f64; 3], q: &SweepQuery, acc: &mut Acc) -> Re
 fn consider<const N: usize>(p: &Poly<N>, (lo, hi): (V3, V3), q: &SweepQuery, origin: V3, acc: &mut Acc) {
     let (r, h, u) = (q.r, q.h, q.u);
     let rho_max = r + p.e_bnd;
-    // (Only the move up to the latest a contact already found happens
-    // counts: nothing met after it is first.)
+    // (Only the move up to the time by which a contact already found has
+    // certainly happened counts: nothing met after it is first.)
     let limit = q.len.min(acc.hi);
     if p.normal.is_some_and(|n| plane_misses(n, p.v[0], h, u, limit, rho_max)) {
         return;
