@@ -301,26 +301,25 @@ impl Surface {
 
         // Overlap of the capsule at its start with a triangle.
         // (`plane`: the triangle's unit normal and offset, if not degenerate.)
-        let check_overlap = |tri: [V3; 3], plane: Option<(V3, f64)>, band: f64, hits: &mut Hits| {
-            // Cheap rejection: a box gap larger than the radius.
-            let lo = [0, 1, 2].map(|k| tri[0][k].min(tri[1][k]).min(tri[2][k]));
-            let hi = [0, 1, 2].map(|k| tri[0][k].max(tri[1][k]).max(tri[2][k]));
-            let gap = |v: f64, a: f64, b: f64| (a - v).max(v - b).max(0.0);
-            let gz = (lo[2] - top_z).max(c[2] - hi[2]).max(0.0);
-            let (gx, gy) = (gap(c[0], lo[0], hi[0]), gap(c[1], lo[1], hi[1]));
-            if gx * gx + gy * gy + gz * gz > (r + band) * (r + band) {
-                return;
-            }
-            if plane.is_some_and(|(n, d)| axis_clear_of_plane(c, top_z, n, d, r + band)) {
-                return;
-            }
-            let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
-            if d < r - band {
-                overlap.set(true);
-            } else if d <= r + band {
-                hits.undecided(f64::NEG_INFINITY);
-            }
-        };
+        // (`(lo, hi)`: the triangle's box; `d2`: its squared XY distance
+        // from the axis, [`box_xy_dist2`].)
+        let check_overlap =
+            |tri: [V3; 3], (lo, hi, d2): (V3, V3, f64), plane: Option<(V3, f64)>, band: f64, hits: &mut Hits| {
+                // Cheap rejection: a box gap larger than the radius.
+                let gz = (lo[2] - top_z).max(c[2] - hi[2]).max(0.0);
+                if d2 + gz * gz > (r + band) * (r + band) {
+                    return;
+                }
+                if plane.is_some_and(|(n, d)| axis_clear_of_plane(c, top_z, n, d, r + band)) {
+                    return;
+                }
+                let d = vertical_segment_triangle_distance(c[0], c[1], c[2], top_z, tri);
+                if d < r - band {
+                    overlap.set(true);
+                } else if d <= r + band {
+                    hits.undecided(f64::NEG_INFINITY);
+                }
+            };
 
         // Overlap of the capsule at its start with a piece.
         let check_overlap_piece = |g: &PieceGeom<'_>, band: f64, hits: &mut Hits| {
@@ -491,7 +490,7 @@ impl Surface {
             // tell an overlap.
             let below = z_top <= c[2];
             if !below {
-                check_overlap(tri, plane, band, &mut hits);
+                check_overlap(tri, (lo, hi, d2), plane, band, &mut hits);
             }
             // As for pieces: wholly above the centre, only the overlap counts.
             if tri[0][2].min(tri[1][2]).min(tri[2][2]) - BLOCKER_VERTEX_ERR_CM - Z_MARGIN_CM > c[2] {
@@ -518,7 +517,7 @@ impl Surface {
                 at_start |= push_edge_contact(&mut hits, c, r, tri[k], tri[(k + 1) % 3], BLOCKER_VERTEX_ERR_CM);
             }
             if below && at_start {
-                check_overlap(tri, plane, band, &mut hits);
+                check_overlap(tri, (lo, hi, d2), plane, band, &mut hits);
             }
             narrow(q, hits.bound());
             true

@@ -90,21 +90,18 @@ impl<'a> Frame<'a> {
     /// needs no tag of its own, which a visitor would store and reload.)
     #[inline(always)]
     pub fn piece_geom(&self, word: u32, failed: &mut Option<FallbackReason>) -> Option<PieceGeom<'a>> {
-        let loaded = self
-            .tile
-            .piece(word)
-            .ok_or(FallbackReason::MissingData)
-            .and_then(|(header, verts)| {
-                let z_err = self.piece_z_err(header, verts)?;
-                Ok((header, verts, z_err))
-            });
-        let geom = match loaded {
-            Ok((header, verts, z_err)) => PieceGeom::load(header, verts, z_err),
+        let Some((header, verts)) = self.tile.piece(word) else {
+            *failed = Some(FallbackReason::MissingData);
+            return None;
+        };
+        let z_err = match self.piece_z_err(header, verts) {
+            Ok(z_err) => z_err,
             Err(e) => {
                 *failed = Some(e);
                 return None;
             }
         };
+        let geom = PieceGeom::load(header, verts, z_err);
         if geom.is_none() {
             *failed = Some(FallbackReason::MissingData);
         }
