@@ -204,9 +204,23 @@ pub fn certificates(prims: &[CertPrim], reach: CertReach) -> (Vec<u32>, Vec<Cert
             }
         }
     }
+    // Per plane: whether another plane number carries the same stored plane
+    // (with another error bound): only then may another piece make the
+    // runtime's recomputed bound differ. (`-0.0` is `0.0` here, as it is to
+    // the `==` of that test.)
+    let abk = |key: &[u64; 4]| [key[0], key[1], key[2]].map(|b| if f64::from_bits(b) == 0.0 { 0 } else { b });
+    let mut same_plane: std::collections::HashMap<[u64; 3], u32> = std::collections::HashMap::new();
+    for key in ids.keys() {
+        *same_plane.entry(abk(key)).or_default() += 1;
+    }
+    let mut twinned = vec![false; ids.len()];
+    for (key, &id) in &ids {
+        twinned[id as usize] = same_plane[&abk(key)] > 1;
+    }
     let grid = Grid {
         prims,
         hot: &hot,
+        twinned: &twinned,
         footprints: &footprints,
         starts: &starts,
         members_of: &members_of,
@@ -285,6 +299,8 @@ struct Grid<'a> {
     members_of: &'a [u32],
     /// Per plane, the union of its pieces' boxes.
     plane_box: &'a [([f64; 2], [f64; 2])],
+    /// Per plane, whether another plane number has the same stored plane.
+    twinned: &'a [bool],
     reach_cm: f64,
     list_height_cm: f64,
     band_cm: f64,
@@ -300,6 +316,7 @@ impl Grid<'_> {
             starts,
             members_of,
             plane_box,
+            twinned,
             reach_cm,
             list_height_cm,
             band_cm,
@@ -421,12 +438,14 @@ impl Grid<'_> {
                     let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
                     // Another piece carrying the plane with another bound
                     // would make the runtime's recomputed bound differ.
-                    if bucket.iter().any(|&qi| {
-                        let h = &hot[qi as usize];
-                        h.plane_id != id
-                            && prims[qi as usize].plane.is_some_and(|(p, _)| p == [a, b, k])
-                            && convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
-                    }) {
+                    if twinned[id as usize]
+                        && bucket.iter().any(|&qi| {
+                            let h = &hot[qi as usize];
+                            h.plane_id != id
+                                && prims[qi as usize].plane.is_some_and(|(p, _)| p == [a, b, k])
+                                && convex_meets_box(&prims[qi as usize].xy, h.bbox, h.orient, sq_lo, sq_hi)
+                        })
+                    {
                         continue;
                     }
                     // The clearance: the lowest other primitive over the
@@ -658,9 +677,12 @@ impl Grid<'_> {
             if phi[0] <= lo[0] || phi[1] <= lo[1] || plo[0] >= hi[0] || plo[1] >= hi[1] {
                 continue; // (its box misses the square)
             }
+            // (A piece whose box holds the square does not hold the square
+            // itself: `one_covers` said so.)
+            let holds = plo[0] <= lo[0] && plo[1] <= lo[1] && phi[0] >= hi[0] && phi[1] >= hi[1];
             let area = if plo[0] >= lo[0] && plo[1] >= lo[1] && phi[0] <= hi[0] && phi[1] <= hi[1] {
                 h.area // wholly inside the square
-            } else if covers_box(&prims[qi as usize].xy, h.orient, lo, hi) {
+            } else if !holds && covers_box(&prims[qi as usize].xy, h.orient, lo, hi) {
                 full // the square wholly inside it
             } else {
                 clipped_area(&prims[qi as usize].xy, lo, hi)
@@ -1195,6 +1217,36 @@ mod tests {
         assert_eq!(cover(1, 5), [CERT_ALL_SUBCELLS], "40..109.7 is on");
         assert_eq!(cover(23, 5), [CERT_ALL_SUBCELLS], "920..989.7 is on");
         assert!(cover(24, 5).is_empty(), "960..1009.7 and 980..1029.7 leave it");
+    }
+
+    #[test]
+    fn a_plane_stored_with_two_error_bounds_certifies_only_where_one_is_near() {
+        // The same stored plane (its slope once written -0.0) carried by two
+        // pieces with different error bounds: where the second (a strip at
+        // x 515..530) meets a cell's grown square, the runtime could
+        // recompute either bound. It stays farther than the radius from
+        // every quarter of cell 11 (x 440..480, grown to 522), so only that
+        // check refuses it.
+        let rect = |x0: f64, x1: f64, plane: [f64; 3], err: f64| CertPrim {
+            xy: vec![[x0, 0.0], [x1, 0.0], [x1, 1000.0], [x0, 1000.0]],
+            plane: Some((plane, err)),
+            ..flat_floor(0.0, 1.0, 0.0)
+        };
+        let prims = [
+            rect(0.0, 500.0, [0.0, 0.0, 0.0], 0.001),
+            rect(515.0, 530.0, [-0.0, 0.0, 0.0], 0.002),
+        ];
+        let (off, certs, _) = certificates(&prims, REACH);
+        let count = |x: usize| cell(&off, &certs, x, 12).len();
+        assert_eq!(count(10), 1, "x 400..440: the other piece is out of reach");
+        assert_eq!(count(11), 0, "x 440..480: the other piece meets the grown cell");
+        // With one bound they are one surface: cell 11 is certified.
+        let one = [
+            rect(0.0, 500.0, [0.0, 0.0, 0.0], 0.001),
+            rect(515.0, 530.0, [0.0, 0.0, 0.0], 0.001),
+        ];
+        let (off, certs, _) = certificates(&one, REACH);
+        assert_eq!(cell(&off, &certs, 11, 12).len(), 1);
     }
 
     #[test]

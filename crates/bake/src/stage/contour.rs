@@ -172,12 +172,13 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
 /// blocked one plus two diagonals (any point of the cell, and anywhere in
 /// the blocked cell). [Units: cm]
 fn whole_cut_dev_cm(poly: &Polygon, mask: &CellMask) -> f64 {
+    let bbox = fixed_box(poly);
     let overlaps = |k: usize| {
         let lo = [
             (mask.i0 as i64 + (k % mask.w) as i64) * CELL_FIXED,
             (mask.j0 as i64 + (k / mask.w) as i64) * CELL_FIXED,
         ];
-        overlaps_cell(poly, lo)
+        overlaps_cell_within(poly, bbox, lo)
     };
     // The piece's own cells, if it has open ones.
     let open: Vec<usize> = (0..mask.blocked.len())
@@ -200,6 +201,9 @@ fn whole_cut_dev_cm(poly: &Polygon, mask: &CellMask) -> f64 {
         .collect();
     let mut relax = |i: i32, j: i32, from: &[(i32, i32)]| {
         let k = (j * w + i) as usize;
+        if mask.blocked[k] {
+            return; // (its own seed, at gap 0)
+        }
         for &(di, dj) in from {
             let (ni, nj) = (i + di, j + dj);
             if ni < 0 || nj < 0 || ni >= w || nj >= h {
@@ -1008,6 +1012,7 @@ fn chords<'a>(
 /// Lowest corners (fixed point) of the blocked cells of `mask` that share
 /// area with `poly`.
 fn blocked_cells(poly: &Polygon, mask: &CellMask) -> Vec<[i64; 2]> {
+    let bbox = fixed_box(poly);
     (0..mask.h)
         .flat_map(|j| (0..mask.w).map(move |i| (i, j)))
         .filter(|&(i, j)| mask.blocked[j * mask.w + i])
@@ -1017,7 +1022,7 @@ fn blocked_cells(poly: &Polygon, mask: &CellMask) -> Vec<[i64; 2]> {
                 (mask.j0 as i64 + j as i64) * CELL_FIXED,
             ]
         })
-        .filter(|&lo| overlaps_cell(poly, lo))
+        .filter(|&lo| overlaps_cell_within(poly, bbox, lo))
         .collect()
 }
 
@@ -1495,19 +1500,36 @@ fn on_segment(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> bool {
 /// Whether the convex CCW `poly` and the cell with lowest corner `lo`
 /// (fixed point) share area: no axis of either separates them (exact).
 fn overlaps_cell(poly: &Polygon, lo: [i64; 2]) -> bool {
-    let hi = [lo[0] + CELL_FIXED, lo[1] + CELL_FIXED];
-    for axis in 0..2 {
+    overlaps_cell_within(poly, fixed_box(poly), lo)
+}
+
+/// The lowest and highest coordinates of `poly` per axis (0 when empty).
+fn fixed_box(poly: &Polygon) -> ([i64; 2], [i64; 2]) {
+    let ends = |axis: usize| {
         let min = poly.iter().map(|v| v[axis] as i64).min().unwrap_or(0);
         let max = poly.iter().map(|v| v[axis] as i64).max().unwrap_or(0);
-        if max <= lo[axis] || min >= hi[axis] {
+        (min, max)
+    };
+    let (x, y) = (ends(0), ends(1));
+    ([x.0, y.0], [x.1, y.1])
+}
+
+/// [`overlaps_cell`] with the polygon's [`fixed_box`] given.
+fn overlaps_cell_within(poly: &Polygon, (min, max): ([i64; 2], [i64; 2]), lo: [i64; 2]) -> bool {
+    let hi = [lo[0] + CELL_FIXED, lo[1] + CELL_FIXED];
+    for axis in 0..2 {
+        if max[axis] <= lo[axis] || min[axis] >= hi[axis] {
             return false;
         }
     }
-    let n = poly.len();
     let corners = [[lo[0], lo[1]], [hi[0], lo[1]], [lo[0], hi[1]], [hi[0], hi[1]]];
-    (0..n).all(|k| {
-        let (a, b) = (poly[k], poly[(k + 1) % n]);
+    let Some(&last) = poly.last() else {
+        return true;
+    };
+    let mut a = last;
+    poly.iter().all(|&b| {
         let (ax, ay, bx, by) = (a[0] as i128, a[1] as i128, b[0] as i128, b[1] as i128);
+        a = b;
         corners
             .iter()
             .any(|c| (bx - ax) * (c[1] as i128 - ay) - (by - ay) * (c[0] as i128 - ax) > 0)

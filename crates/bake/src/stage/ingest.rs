@@ -9,8 +9,9 @@
 //! node-name glob in `exclude` drops the node and its children. OBJ through
 //! `tobj`, polygons fan-triangulated.
 //!
-//! Then positions are welded (meshopt vertex remap on exact positions) and
-//! degenerate triangles dropped and counted. Cost: linear in the input.
+//! Then vertices are welded (meshopt vertex remap on exact positions, in
+//! order of first use by a triangle corner) and degenerate triangles
+//! dropped and counted. Cost: linear in the input.
 
 use crate::config::{BakeConfig, UpAxis};
 use crate::error::{BakeError, Location};
@@ -77,12 +78,14 @@ fn extension(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Triangles as read, before welding.
+/// Triangles as read, before welding: each primitive's vertices (Z-up
+/// cm) and every triangle's corners as indices into them.
 struct Soup {
     path: PathBuf,
     up: UpAxis,
     cm_per_unit: f64,
-    positions: Vec<[f64; 3]>,
+    vertices: Vec<[f64; 3]>,
+    corners: Vec<u32>,
     walkable_allowed: Vec<bool>,
     report: IngestReport,
     excluded: Vec<glob::Pattern>,
@@ -99,7 +102,8 @@ impl Soup {
             path: path.to_path_buf(),
             up: config.up,
             cm_per_unit: config.metres_per_unit * 100.0,
-            positions: Vec::new(),
+            vertices: Vec::new(),
+            corners: Vec::new(),
             walkable_allowed: Vec::new(),
             report: IngestReport::default(),
             excluded,
@@ -130,8 +134,24 @@ impl Soup {
         Ok(q.map(|v| if v == 0.0 { 0.0 } else { v }))
     }
 
-    fn push(&mut self, tri: [[f64; 3]; 3], walkable: bool) {
-        self.positions.extend_from_slice(&tri);
+    /// Adds a primitive's converted vertices; its triangles' corners are
+    /// the returned base plus their index among them.
+    fn add_vertices(&mut self, vertices: &[[f64; 3]]) -> Result<u32, BakeError> {
+        let base = self.vertices.len();
+        if base + vertices.len() > u32::MAX as usize {
+            return Err(BakeError::input(
+                &self.path,
+                Location::File,
+                format!("more than {} vertices", u32::MAX),
+            ));
+        }
+        self.vertices.extend_from_slice(vertices);
+        Ok(base as u32)
+    }
+
+    /// Adds a triangle by its corners (indices into the vertices added).
+    fn push(&mut self, tri: [u32; 3], walkable: bool) {
+        self.corners.extend_from_slice(&tri);
         self.walkable_allowed.push(walkable);
         self.report.input_triangles += 1;
         if !walkable {
@@ -140,7 +160,7 @@ impl Soup {
     }
 
     fn finish(mut self) -> Result<(Mesh, IngestReport), BakeError> {
-        if self.positions.is_empty() {
+        if self.corners.is_empty() {
             let why = match (&self.report, self.report.excluded.first()) {
                 (r, _) if r.non_triangle_primitives > 0 => format!(
                     "the only primitives ({}) are points or lines",
@@ -155,15 +175,17 @@ impl Soup {
                 format!("no triangles to bake: {why}"),
             ));
         }
-        let (unique, remap) = meshopt::generate_vertex_remap(&self.positions, None);
+        // Welded in order of first use by a corner (the vertices no corner
+        // uses are left out).
+        let (unique, remap) = meshopt::generate_vertex_remap(&self.vertices, Some(&self.corners));
         let mut vertices = vec![[0.0; 3]; unique];
-        for (i, &r) in remap.iter().enumerate() {
-            vertices[r as usize] = self.positions[i];
+        for &c in &self.corners {
+            vertices[remap[c as usize] as usize] = self.vertices[c as usize];
         }
         let mut triangles = Vec::with_capacity(self.walkable_allowed.len());
         let mut walkable_allowed = Vec::with_capacity(self.walkable_allowed.len());
         for (t, &walkable) in self.walkable_allowed.iter().enumerate() {
-            let tri = [remap[3 * t], remap[3 * t + 1], remap[3 * t + 2]];
+            let tri = [0, 1, 2].map(|k| remap[self.corners[3 * t + k] as usize]);
             let [a, b, c] = tri.map(|i| vertices[i as usize]);
             if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || area2(a, b, c) < DEGENERATE_AREA2_CM2 {
                 self.report.degenerate_dropped += 1;
@@ -674,8 +696,9 @@ fn read_primitive(
         world_pos.push(q);
     }
     let flip = det3(world) < 0.0;
+    let base = soup.add_vertices(&world_pos)?;
     let mut emit = |a: u32, b: u32, c: u32| {
-        let (a, b, c) = (world_pos[a as usize], world_pos[b as usize], world_pos[c as usize]);
+        let (a, b, c) = (base + a, base + b, base + c);
         soup.push(if flip { [a, c, b] } else { [a, b, c] }, walkable);
     };
     match mode {
@@ -727,10 +750,10 @@ fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError>
                 .map_err(|m| BakeError::input(path, obj_vertex_line(bytes, p).unwrap_or_else(loc), m))?;
             pos.push(q);
         }
+        let base = soup.add_vertices(&pos)?;
         for t in m.indices.chunks_exact(3) {
-            let [a, b, c] = [t[0], t[1], t[2]].map(|i| pos.get(i as usize).copied());
-            match (a, b, c) {
-                (Some(a), Some(b), Some(c)) => soup.push([a, b, c], true),
+            match [t[0], t[1], t[2]] {
+                tri if tri.iter().all(|&i| (i as usize) < pos.len()) => soup.push(tri.map(|i| base + i), true),
                 _ => {
                     return Err(BakeError::input(
                         path,
