@@ -300,7 +300,7 @@ enum NodeKind {
 }
 
 /// Most entries in a leaf.
-const TREE_LEAF: usize = 4;
+const TREE_LEAF: usize = 8;
 
 impl EntryTree {
     /// The tree over `entries`, whose pieces are numbered below `pieces`.
@@ -490,11 +490,14 @@ impl Clipper {
     /// Keeps degenerate (zero-area) polygons such as a vertical wall's
     /// footprint.
     fn clip(&mut self, side: impl Fn(&[f64; 3]) -> f64) {
-        let n = self.work.len();
         self.spare.clear();
-        for k in 0..n {
-            let (p, c) = (self.work[(k + n - 1) % n], self.work[k]);
-            let (sp, sc) = (side(&p), side(&c));
+        let Some(&last) = self.work.last() else {
+            return;
+        };
+        // Each edge from the previous vertex `p` to `c`; each side once.
+        let (mut p, mut sp) = (last, side(&last));
+        for &c in &self.work {
+            let sc = side(&c);
             if (sp >= 0.0) != (sc >= 0.0) {
                 let t = sp / (sp - sc);
                 self.spare.push([0, 1, 2].map(|a| p[a] + t * (c[a] - p[a])));
@@ -502,6 +505,7 @@ impl Clipper {
             if sc >= 0.0 {
                 self.spare.push(c);
             }
+            (p, sp) = (c, sc);
         }
         std::mem::swap(&mut self.work, &mut self.spare);
     }
