@@ -641,6 +641,12 @@ pub fn to_fixed(cm: f64) -> i32 {
     v.clamp(i32::MIN as f64, i32::MAX as f64) as i32
 }
 
+/// [`to_fixed`], or `None` beyond the `i32` range (about ±2 097 152 cm).
+pub fn to_fixed_checked(cm: f64) -> Option<i32> {
+    let v = (cm * VERTEX_STEPS_PER_CM).round();
+    (v >= i32::MIN as f64 && v <= i32::MAX as f64).then_some(v as i32)
+}
+
 /// Converts vertex fixed point back to cm relative to the tile origin.
 pub fn from_fixed(v: i32) -> f64 {
     v as f64 / VERTEX_STEPS_PER_CM

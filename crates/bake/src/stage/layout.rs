@@ -17,7 +17,7 @@ use crate::tolerance::{CERT_BAND_CM, CERT_LIST_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
     BVH_EMPTY, Blocker, BvhLine, BvhNode, PatchRecord, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed,
-    align_up, from_fixed, patch_flags, piece_z_err_cm, round_up_f32, to_fixed,
+    align_up, from_fixed, patch_flags, piece_z_err_cm, round_up_f32, to_fixed_checked,
 };
 
 /// A box to put in a BVH and the leaf value it stands for.
@@ -203,8 +203,26 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             .map(|v| [v[0] - origin[0], v[1] - origin[1], v[2] - z_origin]);
         let lo = [0, 1, 2].map(|k| rel[0][k].min(rel[1][k]).min(rel[2][k]));
         let hi = [0, 1, 2].map(|k| rel[0][k].max(rel[1][k]).max(rel[2][k]));
+        // (Tiling keeps blockers near the tile in XY; heights may still
+        // span more than the fixed point holds.)
+        let mut v = [[0i32; 3]; 3];
+        for (stored, p) in v.iter_mut().zip(&rel) {
+            for (k, (s, &c)) in stored.iter_mut().zip(p).enumerate() {
+                let span = i32::MAX as f64 / walksurf_format::VERTEX_STEPS_PER_CM;
+                *s = to_fixed_checked(c).ok_or_else(|| {
+                    err(&if k == 2 {
+                        format!(
+                            "heights span {z_lo:.0} to {z_hi:.0} cm, more than the {span:.0} cm one tile's \
+                             blockers can hold (exclude the far geometry, e.g. with --exclude)"
+                        )
+                    } else {
+                        format!("a blocker vertex lies {c:.0} cm from the tile's origin, beyond ±{span:.0} cm")
+                    })
+                })?;
+            }
+        }
         blockers.push(Blocker {
-            v: rel.map(|p| p.map(|c| to_fixed(c).into())),
+            v: v.map(|p| p.map(Into::into)),
             flags: b.flags.into(),
         });
         // The box must hold the stored (rounded) vertices as well.

@@ -23,7 +23,7 @@ use crate::stage::convex_partition::merge_convex;
 use crate::stage::coplanar_merge::{flat_groups, rough_seams};
 use crate::stage::grid::headroom_masks;
 use crate::stage::hidden::mark_hidden;
-use crate::stage::ingest::Mesh;
+use crate::stage::ingest::{Mesh, area2};
 use rayon::prelude::*;
 use walksurf_format::{TILE_SIZE_CM, to_fixed};
 
@@ -234,7 +234,7 @@ fn ordered_bits(v: f64) -> u64 {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 33;
+pub const TILE_PIPELINE_VERSION: u32 = 34;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -313,13 +313,10 @@ pub fn build_tile_hashed(
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
     let mut demoted = 0;
-    let blocker = |t: u32, v: [[f64; 3]; 3]| {
-        let flags = match classes.class[t as usize] {
-            TriClass::Walkable => walksurf_format::blocker_flags::DEMOTED_WALKABLE,
-            TriClass::Blocking => walksurf_format::blocker_flags::VERTICAL,
-            TriClass::Collected => 0,
-        };
-        BlockerTri { vertices: v, flags }
+    let flags_of = |t: u32| match classes.class[t as usize] {
+        TriClass::Walkable => walksurf_format::blocker_flags::DEMOTED_WALKABLE,
+        TriClass::Blocking => walksurf_format::blocker_flags::VERTICAL,
+        TriClass::Collected => 0,
     };
     // Walkable surface: each flat group's triangles, clipped and quantised,
     // merged into convex pieces on the group's plane.
@@ -332,7 +329,7 @@ pub fn build_tile_hashed(
                 Some(p) => polys.push(p),
                 None => {
                     demoted += 1;
-                    blockers.push(blocker(t, v));
+                    push_blocker(&mut blockers, v, flags_of(t), origin);
                 }
             }
         }
@@ -359,7 +356,7 @@ pub fn build_tile_hashed(
         let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]));
         let outside = (0..2).any(|k| hi[k] < origin[k] - halo || lo[k] > origin[k] + TILE_SIZE_CM + halo);
         if !outside {
-            blockers.push(blocker(t, v));
+            push_blocker(&mut blockers, v, flags_of(t), origin);
         }
     }
     mark_hidden(mesh, classes, tris, &mut blockers);
@@ -431,11 +428,14 @@ fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i3
     (q.len() <= walksurf_format::MAX_PIECE_VERTICES).then_some(q)
 }
 
-fn clip_half_plane(poly: &[[f64; 2]], axis: usize, bound: f64, keep_below: bool) -> Vec<[f64; 2]> {
-    let inside = |p: [f64; 2]| if keep_below { p[axis] <= bound } else { p[axis] >= bound };
-    let cut = |p: [f64; 2], q: [f64; 2]| {
+/// The part of a polygon on one side of the line (plane) `p[axis] = bound`
+/// (`keep_below`: where `p[axis] ≤ bound`); cut points interpolate every
+/// coordinate and lie exactly on the bound.
+fn clip_half_plane<const N: usize>(poly: &[[f64; N]], axis: usize, bound: f64, keep_below: bool) -> Vec<[f64; N]> {
+    let inside = |p: [f64; N]| if keep_below { p[axis] <= bound } else { p[axis] >= bound };
+    let cut = |p: [f64; N], q: [f64; N]| {
         let t = (bound - p[axis]) / (q[axis] - p[axis]);
-        let mut r = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
+        let mut r: [f64; N] = std::array::from_fn(|k| p[k] + t * (q[k] - p[k]));
         r[axis] = bound;
         r
     };
@@ -456,6 +456,46 @@ fn clip_half_plane(poly: &[[f64; 2]], axis: usize, bound: f64, keep_below: bool)
     out
 }
 
+/// How far beyond its tile's square a blocker is stored; farther parts are
+/// clipped away. Blocker vertices are stored in `i32` fixed point relative
+/// to the tile origin, which reaches `2³¹ / VERTEX_STEPS_PER_CM` ≈
+/// 2 097 152 cm; no query of the tile reaches beyond its halo, a tiny part
+/// of this. [Units: cm]
+pub const BLOCKER_KEEP_CM: f64 = 1.0e6;
+
+/// Adds a blocker to a tile (origin `origin`, world cm): the triangle
+/// itself, or where it reaches farther than [`BLOCKER_KEEP_CM`] beyond the
+/// tile's square, triangles covering exactly its part within (a fan of
+/// that convex part). What a query of the tile can touch is the same: the
+/// new outline lies beyond any query's reach, and the fan's inner edges lie
+/// in the triangle's plane, where a capsule meets the face no later.
+fn push_blocker(out: &mut Vec<BlockerTri>, v: [[f64; 3]; 3], flags: u32, origin: [f64; 2]) {
+    let (lo, hi) = (
+        origin.map(|o| o - BLOCKER_KEEP_CM),
+        origin.map(|o| o + TILE_SIZE_CM + BLOCKER_KEEP_CM),
+    );
+    if v.iter().all(|p| (0..2).all(|k| p[k] >= lo[k] && p[k] <= hi[k])) {
+        out.push(BlockerTri { vertices: v, flags });
+        return;
+    }
+    let mut poly = v.to_vec();
+    for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
+        poly = clip_half_plane(&poly, axis, bound, keep_below);
+    }
+    // (A cut through a vertex repeats it.)
+    poly.dedup();
+    if poly.len() > 1 && poly.first() == poly.last() {
+        poly.pop();
+    }
+    // (A fan triangle of three collinear points lies along another's edge.)
+    for i in 1..poly.len().saturating_sub(1) {
+        let t = [poly[0], poly[i], poly[i + 1]];
+        if area2(t[0], t[1], t[2]) > 0.0 {
+            out.push(BlockerTri { vertices: t, flags });
+        }
+    }
+}
+
 fn cross2(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
     (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 }
@@ -464,4 +504,105 @@ fn cross2(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
 pub fn orient_i(a: [i32; 2], b: [i32; 2], c: [i32; 2]) -> i64 {
     let (ax, ay) = (a[0] as i64, a[1] as i64);
     (b[0] as i64 - ax) * (c[1] as i64 - ay) - (b[1] as i64 - ay) * (c[0] as i64 - ax)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::{clipped_area, polygon_area};
+
+    /// Twice a triangle's XY area, counter-clockwise positive.
+    fn cross_xy(t: &[[f64; 3]; 3]) -> f64 {
+        cross2([t[0][0], t[0][1]], [t[1][0], t[1][1]], [t[2][0], t[2][1]])
+    }
+
+    /// Whether `p` (XY) lies in triangle `t` (XY, either orientation), with
+    /// a relative slack.
+    fn in_triangle(t: &[[f64; 3]; 3], p: [f64; 2], slack: f64) -> bool {
+        let s = cross_xy(t).signum();
+        (0..3).all(|i| {
+            let (a, b) = (t[i], t[(i + 1) % 3]);
+            s * cross2([a[0], a[1]], [b[0], b[1]], p) >= -slack
+        })
+    }
+
+    #[test]
+    fn far_blockers_are_clipped_to_what_lies_near_the_tile() {
+        let origin = [3.0 * TILE_SIZE_CM, -2.0 * TILE_SIZE_CM];
+        let (lo, hi) = (
+            origin.map(|o| o - BLOCKER_KEEP_CM),
+            origin.map(|o| o + TILE_SIZE_CM + BLOCKER_KEEP_CM),
+        );
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = |scale: f64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+        };
+        let (mut clipped, mut whole) = (0, 0);
+        for _ in 0..2000 {
+            // Vertices up to 1e4–5e6 cm out (the fixed point holds 2.1e6),
+            // one of them near the tile in half the cases.
+            let reach = [1e4, 5e5, 1.5e6, 5e6][(rnd(1.0).abs() * 3.999) as usize];
+            let mut v: [[f64; 3]; 3] =
+                std::array::from_fn(|_| [origin[0] + rnd(reach), origin[1] + rnd(reach), rnd(3e3)]);
+            if rnd(1.0) > 0.0 {
+                v[0] = [
+                    origin[0] + 1600.0 + rnd(2000.0),
+                    origin[1] + 1600.0 + rnd(2000.0),
+                    rnd(300.0),
+                ];
+            }
+            let mut out = Vec::new();
+            push_blocker(&mut out, v, blocker_flags_for_test(), origin);
+            let inside = v.iter().all(|p| (0..2).all(|k| p[k] >= lo[k] && p[k] <= hi[k]));
+            if inside {
+                whole += 1;
+                assert_eq!(out.len(), 1);
+                assert_eq!(out[0].vertices, v);
+                continue;
+            }
+            clipped += 1;
+            // Exactly the part within the box: the same area, every piece
+            // inside both, on the triangle's plane, with the flags kept.
+            let xy: Vec<[f64; 2]> = v.iter().map(|p| [p[0], p[1]]).collect();
+            let want = clipped_area(&xy, lo, hi);
+            let got: f64 = out.iter().map(|t| 0.5 * cross_xy(&t.vertices).abs()).sum();
+            assert!(
+                (got - want).abs() <= 1e-9 * polygon_area(&xy).max(1.0),
+                "{v:?}: {got} vs {want}"
+            );
+            let n = {
+                let (a, b) = (
+                    [v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]],
+                    [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]],
+                );
+                [
+                    a[1] * b[2] - a[2] * b[1],
+                    a[2] * b[0] - a[0] * b[2],
+                    a[0] * b[1] - a[1] * b[0],
+                ]
+            };
+            let nl = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            for t in &out {
+                assert_eq!(t.flags, blocker_flags_for_test());
+                for p in &t.vertices {
+                    assert!(
+                        (0..2).all(|k| p[k] >= lo[k] && p[k] <= hi[k]),
+                        "{p:?} outside the kept box"
+                    );
+                    let d = (0..3).map(|k| n[k] * (p[k] - v[0][k])).sum::<f64>() / nl;
+                    assert!(d.abs() < 1e-6, "{p:?} is {d} cm off the triangle's plane");
+                }
+                let c = [0, 1].map(|k| t.vertices.iter().map(|p| p[k]).sum::<f64>() / 3.0);
+                assert!(in_triangle(&v, c, 1e-6 * nl), "{c:?} outside {v:?}");
+            }
+        }
+        assert!(clipped > 500 && whole > 100, "{clipped} clipped, {whole} whole");
+    }
+
+    fn blocker_flags_for_test() -> u32 {
+        walksurf_format::blocker_flags::VERTICAL
+    }
 }

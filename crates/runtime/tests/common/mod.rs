@@ -274,6 +274,9 @@ pub struct LevelBuilder {
     index: HashMap<[u64; 3], u32>,
     /// Added to every vertex.
     pub offset: [f64; 3],
+    /// `(cos, sin)` of a turn about the z axis applied to every vertex
+    /// before the offset (none: as given).
+    pub turn: Option<[f64; 2]>,
     /// Triangles added while this is set may not be stood on (the input's
     /// `walkable: false`): the bake keeps them as blockers only.
     pub blocking_only: bool,
@@ -293,7 +296,11 @@ impl LevelBuilder {
     }
 
     fn vertex(&mut self, p: [f64; 3]) -> u32 {
-        let p = [0, 1, 2].map(|k| p[k] + self.offset[k]);
+        let o = self.offset;
+        let p = match self.turn {
+            None => [0, 1, 2].map(|k| p[k] + o[k]),
+            Some([c, s]) => [o[0] + (c * p[0] - s * p[1]), o[1] + (s * p[0] + c * p[1]), o[2] + p[2]],
+        };
         let key = p.map(|v| if v == 0.0 { 0u64 } else { v.to_bits() });
         let next = self.mesh.vertices.len() as u32;
         *self.index.entry(key).or_insert_with(|| {
