@@ -126,6 +126,20 @@ pub fn greater(a: f64, b: f64) -> f64 {
     if a > b { a } else { b }
 }
 
+/// `f64` bits as a `u64` with the same order as the numbers (−0 = +0;
+/// positions are never NaN).
+pub fn ordered_bits(v: f64) -> u64 {
+    let b = if v == 0.0 { 0.0f64 } else { v }.to_bits();
+    if b >> 63 == 0 { b | 1 << 63 } else { !b }
+}
+
+/// A position as a sort key: lexicographic by x, y, z, as numbers. Stages
+/// whose output must not depend on how the input numbers its vertices
+/// order them by this.
+pub fn position_key(p: [f64; 3]) -> [u64; 3] {
+    p.map(ordered_bits)
+}
+
 /// The XY box of points given as `[x, y, ...]`.
 pub fn xy_box<const N: usize>(p: &[[f64; N]]) -> ([f64; 2], [f64; 2]) {
     let mut lo = [f64::INFINITY; 2];

@@ -90,7 +90,9 @@ pub struct BakeReport {
     /// Flat-floor certificates (cell × floor) the runtime's fast path uses.
     pub certificates: usize,
     /// Walkable triangles that could not be represented as a piece and
-    /// became blockers instead (queries over them fall back).
+    /// became blockers instead (queries over them fall back), counted per
+    /// tile as stored (a triangle reaching far beyond a tile may be stored
+    /// as several).
     pub demoted_triangles: usize,
     /// Largest patch fit residual over the rebaked tiles (the file does not
     /// record it, so reused tiles do not count). [Units: cm]

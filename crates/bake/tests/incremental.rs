@@ -9,6 +9,9 @@
 //! Timing of incremental vs full bakes (not asserted, machines vary):
 //! `cargo test --release -p walksurf-bake --test incremental -- --ignored --nocapture`.
 
+#[allow(dead_code)]
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -33,7 +36,7 @@ const DUNGEON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/dunge
 /// pipeline), run this test, and copy the value its failure message prints.
 /// Never update it because a thread count or a second run gave another value:
 /// that is a determinism bug.
-const GOLDEN_DUNGEON_HASH: u64 = 0x1c32_0ffe_ec10_fae6;
+const GOLDEN_DUNGEON_HASH: u64 = 0x5a3f_c2d3_6ebb_44ca;
 
 fn config_with_threads(threads: usize) -> BakeConfig {
     BakeConfig {
@@ -130,36 +133,10 @@ impl Level {
 
 /// An axis-aligned box (12 triangles): walkable top and bottom, walls.
 fn box_node(name: &str, centre: [f64; 3], half: [f64; 3]) -> Node {
-    let c = |sx: f64, sy: f64, sz: f64| {
-        [
-            centre[0] + sx * half[0],
-            centre[1] + sy * half[1],
-            centre[2] + sz * half[2],
-        ]
-    };
-    let v = [
-        c(-1., -1., -1.),
-        c(1., -1., -1.),
-        c(1., 1., -1.),
-        c(-1., 1., -1.),
-        c(-1., -1., 1.),
-        c(1., -1., 1.),
-        c(1., 1., 1.),
-        c(-1., 1., 1.),
-    ];
-    let quads = [
-        [0, 3, 2, 1],
-        [4, 5, 6, 7],
-        [0, 1, 5, 4],
-        [1, 2, 6, 5],
-        [2, 3, 7, 6],
-        [3, 0, 4, 7],
-    ];
-    let mut tris = Vec::new();
-    for q in quads {
-        tris.push([v[q[0]], v[q[1]], v[q[2]]]);
-        tris.push([v[q[0]], v[q[2]], v[q[3]]]);
-    }
+    let tris = common::cuboid_quads(centre, half)
+        .into_iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
     Node {
         name: name.to_owned(),
         tris,

@@ -9,6 +9,7 @@
 //! `O(n log n)` in the walkable triangle count.
 
 use crate::config::BakeConfig;
+use crate::geom::position_key;
 use crate::stage::classify::{Classes, TriClass};
 use crate::stage::ingest::Mesh;
 
@@ -164,21 +165,28 @@ fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
 /// compared at the ends of its overlap, where a distance between two
 /// segments along one line is largest.
 pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4]> {
+    type Key = [u64; 3];
     use crate::tolerance::{SEAM_CONTINUOUS_CM, SEAM_NEAR_CM};
-    // Boundary edges: sorted (min index, max index), used once.
-    let mut edges: Vec<(u32, u32)> = patch
+    // Boundary edges (used once), each from its smaller end by position,
+    // sorted by position: what follows must not depend on how the input
+    // numbers its vertices.
+    let mut edges: Vec<(Key, Key, [[f64; 3]; 2])> = patch
         .triangles
         .iter()
         .flat_map(|&pos| {
-            let t = mesh.triangles[tris[pos as usize] as usize];
-            (0..3).map(move |k| (t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])))
+            let t = mesh.triangles[tris[pos as usize] as usize].map(|i| mesh.vertices[i as usize]);
+            (0..3).map(move |k| {
+                let (p, q) = (t[k], t[(k + 1) % 3]);
+                let (kp, kq) = (position_key(p), position_key(q));
+                if kp <= kq { (kp, kq, [p, q]) } else { (kq, kp, [q, p]) }
+            })
         })
         .collect();
-    edges.sort_unstable();
+    edges.sort_unstable_by_key(|e| (e.0, e.1));
     let boundary: Vec<[[f64; 3]; 2]> = edges
-        .chunk_by(|x, y| x == y)
+        .chunk_by(|x, y| (x.0, x.1) == (y.0, y.1))
         .filter_map(|run| match run {
-            &[(a, b)] => Some([mesh.vertices[a as usize], mesh.vertices[b as usize]]),
+            [(_, _, e)] => Some(*e),
             _ => None,
         })
         .collect();
@@ -273,10 +281,14 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// Least-squares `z = a·x + b·y + c` over the triangles' vertices (centred
 /// for conditioning) and the largest |z error|.
 pub fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
-    let mut verts: Vec<u32> = tris.iter().flat_map(|&t| mesh.triangles[t as usize]).collect();
-    verts.sort_unstable();
-    verts.dedup();
-    let pts: Vec<[f64; 3]> = verts.iter().map(|&v| mesh.vertices[v as usize]).collect();
+    // (By position, not by vertex number: the sums' rounding must not
+    // depend on how the input numbers its vertices.)
+    let mut pts: Vec<[f64; 3]> = tris
+        .iter()
+        .flat_map(|&t| mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]))
+        .collect();
+    pts.sort_unstable_by_key(|&p| position_key(p));
+    pts.dedup_by_key(|p| position_key(*p));
     let m = pts.len() as f64;
     let c = pts
         .iter()
@@ -296,8 +308,15 @@ pub fn fit_plane(mesh: &Mesh, tris: &[u32]) -> ([f64; 3], f64) {
         ((sxz * syy - syz * sxy) / det, (syz * sxx - sxz * sxy) / det)
     } else {
         // Collinear footprint (cannot happen for a non-degenerate walkable
-        // triangle): fall back to the first triangle's own plane.
-        let t = mesh.triangles[tris[0] as usize].map(|i| mesh.vertices[i as usize]);
+        // triangle): fall back to the plane of the triangle with the
+        // smallest corners.
+        let corners = |t: &u32| {
+            let mut k = mesh.triangles[*t as usize].map(|i| position_key(mesh.vertices[i as usize]));
+            k.sort_unstable();
+            k
+        };
+        let first = tris.iter().min_by_key(|t| corners(t)).copied().unwrap_or(0);
+        let t = mesh.triangles[first as usize].map(|i| mesh.vertices[i as usize]);
         let n = crate::stage::classify::up_normal(t[0], t[1], t[2]);
         (-n[0] / n[2], -n[1] / n[2])
     };

@@ -58,6 +58,7 @@ pub fn ingest(path: &Path, config: &BakeConfig) -> Result<(Mesh, IngestReport), 
 /// (its extension), names the input in errors, and is where a glTF's
 /// external buffers are looked for (next to it).
 pub fn ingest_bytes(path: &Path, bytes: &[u8], config: &BakeConfig) -> Result<(Mesh, IngestReport), BakeError> {
+    config.validate().map_err(BakeError::Config)?;
     let mut soup = Soup::new(path, config)?;
     match extension(path).as_str() {
         "gltf" | "glb" => read_gltf(path, bytes, config, &mut soup)?,
@@ -287,7 +288,8 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
     check_extensions(&json).map_err(file_err)?;
     // Every other required extension only changes materials, textures or
     // lights (nothing collides differently), or is KHR_mesh_quantization,
-    // whose positions `read_positions` decodes: validate without them.
+    // whose positions `read_positions` decodes (`check_extensions`):
+    // validate without them.
     json.extensions_required.clear();
     let gltf = gltf::Gltf {
         document: gltf::Document::from_json(json).map_err(invalid)?,
@@ -310,6 +312,25 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
 
     if scene.nodes().len() == 0 {
         return Err(file_err(format!("scene {} has no nodes", scene.index())));
+    }
+    // A scene lists root nodes only: a child listed there would lose its
+    // parent's transform.
+    let mut parent = vec![None; gltf.nodes().len()];
+    for n in gltf.nodes() {
+        for c in n.children() {
+            if let Some(p) = parent.get_mut(c.index()) {
+                *p = Some(n.index());
+            }
+        }
+    }
+    if let Some((root, p)) = scene
+        .nodes()
+        .find_map(|n| parent.get(n.index()).copied().flatten().map(|p| (n.index(), p)))
+    {
+        return Err(file_err(format!(
+            "scene {} lists node {root} as a root, but it is a child of node {p}",
+            scene.index()
+        )));
     }
 
     let identity: Mat4 = [
@@ -339,12 +360,10 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
                 )));
             }
         }
+        check_node(&node, &name_of(&node)).map_err(file_err)?;
         let local = node.transform().matrix().map(|c| c.map(f64::from));
         let world = mat_mul(&parent, &local);
-        let name = node
-            .name()
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("#{}", node.index()));
+        let name = name_of(&node);
         let own = flags_of(node.extras());
         let mut flags = Flags {
             no_collision: parent_flags.no_collision || own.no_collision,
@@ -357,13 +376,56 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
             soup.report.excluded.push(format!("node \"{name}\""));
         }
         if let (false, Some(mesh)) = (flags.no_collision, node.mesh()) {
+            if node.skin().is_some() {
+                return Err(file_err(format!(
+                    "node \"{name}\" is a skinned mesh, placed by its joints, which walksurf does not read: \
+                     export it as a static mesh (or --exclude it)"
+                )));
+            }
+            let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
             for prim in mesh.primitives() {
-                read_primitive(path, &name, &prim, &world, flags, &buffers, soup)?;
+                read_primitive(path, &name, &prim, weights, &world, flags, &buffers, soup)?;
             }
         }
         let mut children: Vec<_> = node.children().map(|c| (c, world, flags, depth + 1)).collect();
         children.reverse();
         stack.extend(children);
+    }
+    Ok(())
+}
+
+fn name_of(node: &gltf::Node) -> String {
+    node.name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("#{}", node.index()))
+}
+
+/// How far a node's rotation quaternion's length may be from 1 (glTF
+/// requires unit quaternions; exporters round them).
+const QUATERNION_LENGTH_TOLERANCE: f32 = 1e-3;
+
+/// Refuses a node transform glTF does not allow, which would otherwise be
+/// read as some other transform: a rotation that is not a unit quaternion
+/// (it would scale too), a matrix whose last row is not `0 0 0 1`.
+fn check_node(node: &gltf::Node, name: &str) -> Result<(), String> {
+    match node.transform() {
+        gltf::scene::Transform::Decomposed { rotation: q, .. } => {
+            let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+            if len.is_nan() || (len - 1.0).abs() > QUATERNION_LENGTH_TOLERANCE {
+                return Err(format!(
+                    "node \"{name}\": rotation {q:?} is not a unit quaternion (length {len})"
+                ));
+            }
+        }
+        gltf::scene::Transform::Matrix { matrix: m } => {
+            // (Column-major: the last row is element 3 of each column.)
+            if m[0][3] != 0.0 || m[1][3] != 0.0 || m[2][3] != 0.0 || m[3][3] != 1.0 {
+                return Err(format!(
+                    "node \"{name}\": matrix's last row is {:?}, not [0, 0, 0, 1] (a projective matrix)",
+                    [m[0][3], m[1][3], m[2][3], m[3][3]]
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -387,7 +449,7 @@ fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeErro
                     .map_err(|e| BakeError::input(path, loc(), format!("bad base64 data URI: {e}")))?
             }
             gltf::buffer::Source::Uri(uri) => {
-                let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+                let file = path.parent().unwrap_or(Path::new(".")).join(percent_decode(uri));
                 read_buffer_file(&file, buffer.length()).map_err(|e| {
                     BakeError::input(path, loc(), format!("cannot read buffer file {}: {e}", file.display()))
                 })?
@@ -413,17 +475,46 @@ const UNDECODABLE_EXTENSIONS: [&str; 3] = [
     "EXT_mesh_gpu_instancing",
 ];
 
+/// Required extensions that cannot change where triangles are (materials,
+/// textures, lights, metadata), or that this reader decodes
+/// (KHR_mesh_quantization): by name, or by a prefix ending in `_`.
+const HARMLESS_REQUIRED_EXTENSIONS: [&str; 9] = [
+    "KHR_mesh_quantization",
+    "KHR_materials_",
+    "KHR_texture_",
+    "EXT_texture_",
+    "MSFT_texture_dds",
+    "KHR_lights_punctual",
+    "EXT_lights_",
+    "KHR_xmp",
+    "KHR_xmp_json_ld",
+];
+
 /// Refuses files whose geometry needs an extension this reader cannot
-/// decode (rather than baking them with triangles missing).
+/// decode (rather than baking them with triangles missing), and files that
+/// require one it does not know (glTF requires that of a reader: it may
+/// change the geometry).
 fn check_extensions(root: &gltf::json::Root) -> Result<(), String> {
     let required = root.extensions_required.iter();
     let used = root.extensions_used.iter();
-    match required
+    if let Some(ext) = required
+        .clone()
         .chain(used)
         .find(|e| UNDECODABLE_EXTENSIONS.contains(&e.as_str()))
     {
-        Some(ext) => Err(format!(
+        return Err(format!(
             "uses extension {ext}, whose geometry walksurf cannot decode: export the level without it"
+        ));
+    }
+    let harmless = |e: &str| {
+        HARMLESS_REQUIRED_EXTENSIONS
+            .iter()
+            .any(|h| if h.ends_with('_') { e.starts_with(h) } else { e == *h })
+    };
+    match required.into_iter().find(|e| !harmless(e)) {
+        Some(ext) => Err(format!(
+            "requires extension {ext}, which walksurf does not know (it may change the geometry): \
+             export the level without it"
         )),
         None => Ok(()),
     }
@@ -538,6 +629,32 @@ fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// A relative URI reference as a path: `%XX` escapes decoded (a `%` not
+/// followed by two hex digits is kept as it is).
+fn percent_decode(uri: &str) -> String {
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Reads an external buffer: a regular file, at most `declared` bytes of it
 /// (a longer file's tail is not part of the buffer).
 fn read_buffer_file(file: &Path, declared: usize) -> std::io::Result<Vec<u8>> {
@@ -551,10 +668,12 @@ fn read_buffer_file(file: &Path, declared: usize) -> std::io::Result<Vec<u8>> {
     Ok(data)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_primitive(
     path: &Path,
     node: &str,
     prim: &gltf::Primitive,
+    weights: &[f32],
     world: &Mat4,
     node_flags: Flags,
     buffers: &[Vec<u8>],
@@ -574,6 +693,15 @@ fn read_primitive(
         return Ok(());
     }
     let walkable = !(node_flags.blocking_only || mat.blocking_only);
+    // Morph targets at their default weights of 0 leave the base shape,
+    // which is read; other weights would move it.
+    if prim.morph_targets().len() > 0 && weights.iter().any(|&w| w != 0.0) {
+        return Err(BakeError::input(
+            path,
+            loc(),
+            "morph targets with non-zero weights are not supported: export the shape applied (or --exclude the node)",
+        ));
+    }
     let mode = prim.mode();
     if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
         soup.report.non_triangle_primitives += 1;
@@ -642,7 +770,11 @@ fn read_primitive(
                 .and_then(|n| n.checked_add(acc.offset()))
                 .and_then(|n| n.checked_add(acc.size())),
         };
-        let buf_len = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+        // (The declared length: a GLB's padding or a data URI's extra
+        // bytes are not the buffer's.)
+        let buf_len = buffers
+            .get(view.buffer().index())
+            .map_or(0, |b| b.len().min(view.buffer().length()));
         let view_end = view.offset().checked_add(view.length());
         if view_end.is_none_or(|end| end > buf_len) {
             return Err(BakeError::input(
@@ -701,6 +833,16 @@ fn read_primitive(
         let (a, b, c) = (base + a, base + b, base + c);
         soup.push(if flip { [a, c, b] } else { [a, b, c] }, walkable);
     };
+    if mode == Mode::Triangles && !indices.len().is_multiple_of(3) {
+        return Err(BakeError::input(
+            path,
+            loc(),
+            format!(
+                "TRIANGLES primitive with {} indices (not a multiple of 3)",
+                indices.len()
+            ),
+        ));
+    }
     match mode {
         Mode::Triangles => indices.chunks_exact(3).for_each(|t| emit(t[0], t[1], t[2])),
         Mode::TriangleStrip => {
@@ -721,22 +863,38 @@ fn read_primitive(
 // ---------------------------------------------------------------- OBJ
 
 fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError> {
+    let text = obj_faces_only(bytes);
     let options = tobj::LoadOptions {
-        triangulate: true,
+        triangulate: false,
         single_index: false,
-        ..Default::default()
+        ignore_points: true,
+        ignore_lines: true,
     };
-    let mut reader = std::io::BufReader::new(bytes);
+    let mut reader = std::io::BufReader::new(text.as_slice());
     let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| {
         // Materials never change collision; a missing .mtl is fine.
         Ok(Default::default())
     })
     .map_err(|e| {
-        let location = locate_obj_error(bytes).unwrap_or(Location::File);
+        let location = locate_obj_error(&text).unwrap_or(Location::File);
         BakeError::input(path, location, format!("invalid OBJ: {e}"))
     })?;
+    // Faces so far over every model, in file order (for error lines).
+    let mut faces_before = 0;
     for model in &models {
         let m = &model.mesh;
+        // (An all-triangle mesh has no arities.)
+        let arities: Vec<usize> = if m.face_arities.is_empty() {
+            vec![3; m.indices.len() / 3]
+        } else {
+            m.face_arities.iter().map(|&n| n as usize).collect()
+        };
+        let first_face = faces_before;
+        faces_before += arities.len();
+        if soup.excluded.iter().any(|p| p.matches(&model.name)) {
+            soup.report.excluded.push(format!("object \"{}\"", model.name));
+            continue;
+        }
         let loc = || Location::Primitive {
             node: model.name.clone(),
             primitive: 0,
@@ -747,24 +905,176 @@ fn read_obj(path: &Path, bytes: &[u8], soup: &mut Soup) -> Result<(), BakeError>
             let p = [p[0], p[1], p[2]];
             let q = soup
                 .convert(p)
-                .map_err(|m| BakeError::input(path, obj_vertex_line(bytes, p).unwrap_or_else(loc), m))?;
+                .map_err(|m| BakeError::input(path, obj_vertex_line(&text, p).unwrap_or_else(loc), m))?;
             pos.push(q);
         }
         let base = soup.add_vertices(&pos)?;
-        for t in m.indices.chunks_exact(3) {
-            match [t[0], t[1], t[2]] {
-                tri if tri.iter().all(|&i| (i as usize) < pos.len()) => soup.push(tri.map(|i| base + i), true),
-                _ => {
-                    return Err(BakeError::input(
-                        path,
-                        locate_obj_error(bytes).unwrap_or_else(loc),
-                        "face index out of range",
-                    ));
-                }
+        let mut at = 0;
+        for (f, &n) in arities.iter().enumerate() {
+            let face = m.indices.get(at..at + n).unwrap_or(&[]);
+            at += n;
+            let line = || obj_face_line(&text, first_face + f).unwrap_or_else(loc);
+            if face.len() != n || face.iter().any(|&i| i as usize >= pos.len()) {
+                return Err(BakeError::input(
+                    path,
+                    locate_obj_error(&text).unwrap_or_else(line),
+                    "face index out of range",
+                ));
+            }
+            let corners: Vec<[f64; 3]> = face.iter().map(|&i| pos[i as usize]).collect();
+            let tris = triangulate_polygon(&corners).ok_or_else(|| {
+                BakeError::input(
+                    path,
+                    line(),
+                    format!("a face of {n} vertices that is not a simple polygon (it crosses itself)"),
+                )
+            })?;
+            for t in tris {
+                soup.push(t.map(|k| base + face[k]), true);
             }
         }
     }
     Ok(())
+}
+
+/// The OBJ text as tobj should see it: without a UTF-8 byte-order mark
+/// (which would hide the first record) and with every line record (`l`,
+/// polylines: no surface) blanked, so that line numbers stay.
+fn obj_faces_only(bytes: &[u8]) -> Vec<u8> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let record = line.split(|b| b.is_ascii_whitespace()).find(|t| !t.is_empty());
+        if record == Some(b"l") {
+            out.extend(line.iter().filter(|&&b| b == b'\r' || b == b'\n'));
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// How far (relative to its size) a face's corners may lie off one plane
+/// for it to be triangulated as a flat polygon.
+const FLAT_FACE_REL: f64 = 1e-3;
+
+/// Triangles of a polygon face (corner indices, each keeping the face's
+/// winding), in the plane the face projects to best: a fan from its first
+/// corner where none of the fan's triangles folds over (every convex face)
+/// or the face is not flat, else by ear clipping. `None` for a flat face
+/// that crosses itself.
+fn triangulate_polygon(p: &[[f64; 3]]) -> Option<Vec<[usize; 3]>> {
+    let n = p.len();
+    if n < 3 {
+        return Some(Vec::new());
+    }
+    let fan = || (1..n - 1).map(|i| [0, i, i + 1]).collect();
+    if n == 3 {
+        return Some(fan());
+    }
+    // Newell's normal; drop its largest axis.
+    let mut nrm = [0.0f64; 3];
+    for i in 0..n {
+        let (a, b) = (p[i], p[(i + 1) % n]);
+        nrm[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        nrm[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        nrm[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    let axis = (0..3)
+        .max_by(|&i, &j| nrm[i].abs().total_cmp(&nrm[j].abs()))
+        .unwrap_or(2);
+    if nrm[axis] == 0.0 {
+        // No area (collinear corners): the fan's triangles are dropped as
+        // degenerate.
+        return Some(fan());
+    }
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    // Counter-clockwise in (u, v) when the normal points along +axis.
+    let s = nrm[axis].signum();
+    let q: Vec<[f64; 2]> = p.iter().map(|c| [c[u], c[v]]).collect();
+    let turn = |a: usize, b: usize, c: usize| {
+        s * ((q[b][0] - q[a][0]) * (q[c][1] - q[a][1]) - (q[b][1] - q[a][1]) * (q[c][0] - q[a][0]))
+    };
+    // Every fan triangle turning the face's way: the fan covers the face
+    // without folding (true of every convex face). A face that is not flat
+    // has no one right triangulation: the fan, as most readers make.
+    if (1..n - 1).all(|i| turn(0, i, i + 1) >= 0.0) || !is_flat(p, nrm) {
+        return Some(fan());
+    }
+    // A face crossing itself has no area-true triangulation.
+    let cross = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    for i in 0..n {
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue;
+            }
+            let (a, b, c, d) = (q[i], q[(i + 1) % n], q[j], q[(j + 1) % n]);
+            let (d1, d2, d3, d4) = (cross(a, b, c), cross(a, b, d), cross(c, d, a), cross(c, d, b));
+            if d1 * d2 < 0.0 && d3 * d4 < 0.0 {
+                return None;
+            }
+        }
+    }
+    // Ear clipping: a convex corner whose triangle holds no other corner
+    // (else a corner on the line of its neighbours: its triangle has no
+    // area, and is dropped later as degenerate).
+    let mut left: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n - 2);
+    while left.len() > 3 {
+        let m = left.len();
+        let corner = |k: usize| (left[(k + m - 1) % m], left[k], left[(k + 1) % m]);
+        let ear = (0..m).find(|&k| {
+            let (a, b, c) = corner(k);
+            turn(a, b, c) > 0.0
+                && left.iter().all(|&x| {
+                    x == a
+                        || x == b
+                        || x == c
+                        || q[x] == q[a]
+                        || q[x] == q[b]
+                        || q[x] == q[c]
+                        || !(turn(a, b, x) >= 0.0 && turn(b, c, x) >= 0.0 && turn(c, a, x) >= 0.0)
+                })
+        });
+        let ear = ear.or_else(|| {
+            (0..m).find(|&k| {
+                let (a, b, c) = corner(k);
+                turn(a, b, c) == 0.0
+            })
+        })?;
+        let (a, b, c) = corner(ear);
+        out.push([a, b, c]);
+        left.remove(ear);
+    }
+    out.push([left[0], left[1], left[2]]);
+    Some(out)
+}
+
+/// Whether a face's corners lie on one plane (normal `nrm`) within
+/// [`FLAT_FACE_REL`] of its size.
+fn is_flat(p: &[[f64; 3]], nrm: [f64; 3]) -> bool {
+    let l = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
+    let m = p.len() as f64;
+    let c = [0, 1, 2].map(|k| p.iter().map(|q| q[k]).sum::<f64>() / m);
+    let size = (0..3)
+        .map(|k| {
+            p.iter().map(|q| q[k]).fold(f64::NEG_INFINITY, f64::max)
+                - p.iter().map(|q| q[k]).fold(f64::INFINITY, f64::min)
+        })
+        .fold(0.0, f64::max);
+    p.iter().all(|q| {
+        ((q[0] - c[0]) * nrm[0] + (q[1] - c[1]) * nrm[1] + (q[2] - c[2]) * nrm[2]).abs() / l <= FLAT_FACE_REL * size
+    })
+}
+
+/// The line of the `k`-th face record (from 0), for error messages.
+fn obj_face_line(text: &[u8], k: usize) -> Option<Location> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.split_whitespace().next() == Some("f"))
+        .nth(k)
+        .map(|(n, _)| Location::Line { line: n + 1 })
 }
 
 /// The line of the first face that refers to a vertex that does not exist
@@ -815,4 +1125,80 @@ fn obj_vertex_line(bytes: &[u8], p: [f64; 3]) -> Option<Location> {
         let q: Vec<f64> = it.take(3).map(|t| t.parse().ok()).collect::<Option<_>>()?;
         (q.len() == 3 && (0..3).all(|k| same(q[k], p[k]))).then_some(Location::Line { line: n + 1 })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Twice the signed area of a triangle in the XY plane.
+    fn area_xy(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+        (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    }
+
+    #[test]
+    fn polygons_are_triangulated_keeping_their_area_and_facing() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut concave = 0;
+        for case in 0..3000 {
+            // A star-shaped polygon around the origin (simple, often
+            // concave), counter-clockwise or not, in a tilted plane.
+            // (One corner per sector of 2π/n: no gap reaches π, so the
+            // origin sees every edge.)
+            let n = 4 + (rnd() * 14.0) as usize;
+            let sector = std::f64::consts::TAU / n as f64;
+            let mut angles: Vec<f64> = (0..n).map(|i| (i as f64 + 0.9 * rnd()) * sector).collect();
+            if case % 2 == 1 {
+                angles.reverse();
+            }
+            let (sx, sy) = (rnd() - 0.5, rnd() - 0.5);
+            let p: Vec<[f64; 3]> = angles
+                .iter()
+                .map(|&a| {
+                    let r = 10.0 + 90.0 * rnd();
+                    let (x, y) = (r * a.cos(), r * a.sin());
+                    [x, y, sx * x + sy * y]
+                })
+                .collect();
+            let shoelace: f64 = (0..n).map(|i| area_xy([0.0; 3], p[i], p[(i + 1) % n])).sum();
+            let tris = triangulate_polygon(&p).unwrap_or_else(|| panic!("case {case}: {p:?}"));
+            assert_eq!(tris.len(), n - 2);
+            let areas: Vec<f64> = tris.iter().map(|t| area_xy(p[t[0]], p[t[1]], p[t[2]])).collect();
+            // Same total, and no triangle turning against the face.
+            let total: f64 = areas.iter().sum();
+            assert!(
+                (total - shoelace).abs() <= 1e-9 * shoelace.abs(),
+                "case {case}: {total} vs {shoelace}"
+            );
+            assert!(
+                areas.iter().all(|a| a * shoelace >= -1e-9 * shoelace.abs()),
+                "case {case}: {areas:?}"
+            );
+            let fan_folds = (1..n - 1).any(|i| area_xy(p[0], p[i], p[i + 1]) * shoelace < 0.0);
+            concave += usize::from(fan_folds);
+        }
+        assert!(concave > 500, "only {concave} polygons needed more than a fan");
+        // A face crossing itself is refused; a twisted quad (not flat) is a fan.
+        let bowtie = [
+            [0.0, 0.0, 0.0],
+            [10.0, 10.0, 0.0],
+            [10.0, 0.0, 0.0],
+            [0.0, 10.0, 0.0],
+            [-5.0, 5.0, 0.0],
+        ];
+        assert_eq!(triangulate_polygon(&bowtie), None);
+        let twisted = [
+            [0.0, 0.0, 0.0],
+            [100.0, 0.0, 0.0],
+            [100.0, 100.0, 50.0],
+            [0.0, 100.0, -50.0],
+        ];
+        assert_eq!(triangulate_polygon(&twisted), Some(vec![[0, 1, 2], [0, 2, 3]]));
+    }
 }

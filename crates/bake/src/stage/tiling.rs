@@ -17,6 +17,7 @@
 //! Cost: linear in (triangles × tiles each overlaps), `O(n log n)` sorting.
 
 use crate::config::BakeConfig;
+use crate::geom::position_key;
 use crate::stage::classify::{Classes, TriClass};
 use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
@@ -77,7 +78,8 @@ pub struct TileContent {
     pub max_residual_cm: f64,
     /// Hash of the parameters and every triangle the tile was derived from.
     pub input_hash: u64,
-    /// Walkable triangles that became blockers (could not be a piece).
+    /// Blockers holding walkable triangles that could not be a piece (a
+    /// triangle reaching far beyond the tile may be stored as several).
     pub demoted_triangles: usize,
     /// Largest agent radius the tile's certificates must hold for. [Units: cm]
     pub reach_cm: f64,
@@ -212,29 +214,22 @@ pub fn canonical_order(mesh: &Mesh, list: &mut Vec<u32>) {
     list.dedup();
 }
 
-/// Vertex coordinates (as [`ordered_bits`]) from the smallest vertex on,
+/// Vertex coordinates (as [`position_key`]) from the smallest vertex on,
 /// the stored index of that vertex, the walkable flag.
 type CanonicalKey = ([u64; 9], u8, bool);
 
 fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
-    let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize].map(ordered_bits));
+    let v = mesh.triangles[t as usize].map(|i| position_key(mesh.vertices[i as usize]));
     let first = (0..3).min_by_key(|&k| v[k]).unwrap_or(0);
     let key = std::array::from_fn(|i| v[(first + i / 3) % 3][i % 3]);
     (key, first as u8, mesh.walkable_allowed[t as usize])
-}
-
-/// `f64` bits as a `u64` with the same order as the numbers (−0 = +0;
-/// positions are never NaN).
-fn ordered_bits(v: f64) -> u64 {
-    let b = if v == 0.0 { 0.0f64 } else { v }.to_bits();
-    if b >> 63 == 0 { b | 1 << 63 } else { !b }
 }
 
 /// Version of the tile pipeline, mixed into every tile's input hash. Bump it
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 34;
+pub const TILE_PIPELINE_VERSION: u32 = 35;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -328,8 +323,11 @@ pub fn build_tile_hashed(
             match clip_polygon(v, origin, halo) {
                 Some(p) => polys.push(p),
                 None => {
-                    demoted += 1;
+                    // (Counted as stored, as a reused tile's are: a far
+                    // triangle may be stored clipped, as several.)
+                    let before = blockers.len();
                     push_blocker(&mut blockers, v, flags_of(t), origin);
+                    demoted += blockers.len() - before;
                 }
             }
         }

@@ -24,3 +24,35 @@ pub fn mesh(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Mesh {
         walkable_allowed: vec![true; n],
     }
 }
+
+/// The six faces of an axis-aligned box as quads `[a, b, c, d]`, each
+/// counter-clockwise seen from outside.
+#[allow(dead_code)] // (not every test crate builds boxes)
+pub fn cuboid_quads(centre: [f64; 3], half: [f64; 3]) -> [[[f64; 3]; 4]; 6] {
+    let c = |sx: f64, sy: f64, sz: f64| {
+        [
+            centre[0] + sx * half[0],
+            centre[1] + sy * half[1],
+            centre[2] + sz * half[2],
+        ]
+    };
+    let v = [
+        c(-1., -1., -1.),
+        c(1., -1., -1.),
+        c(1., 1., -1.),
+        c(-1., 1., -1.),
+        c(-1., -1., 1.),
+        c(1., -1., 1.),
+        c(1., 1., 1.),
+        c(-1., 1., 1.),
+    ];
+    [
+        [0, 3, 2, 1],
+        [4, 5, 6, 7],
+        [0, 1, 5, 4],
+        [1, 2, 6, 5],
+        [2, 3, 7, 6],
+        [3, 0, 4, 7],
+    ]
+    .map(|q| q.map(|i| v[i]))
+}
