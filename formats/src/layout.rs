@@ -29,6 +29,10 @@ pub const BVH_XY_STEPS_PER_CM: f64 = 16.0;
 pub const BVH_XY_MARGIN_CM: f64 = 448.0;
 /// Largest halo a bake may use (a tile's boxes must be able to express it).
 pub const MAX_TILE_HALO_CM: f64 = BVH_XY_MARGIN_CM;
+/// A tile's BVH z step is a power of two from this...
+pub const MIN_Z_QUANT_CM: f32 = 1.0 / 64.0;
+/// ...to this (65 000 steps then span the `i32` z origin's whole range).
+pub const MAX_Z_QUANT_CM: f32 = 131_072.0;
 /// `child` value of an unused BVH slot.
 pub const BVH_EMPTY: i32 = i32::MIN;
 /// Tile index entry of a grid position without a tile.
@@ -491,6 +495,12 @@ impl CertWall {
     /// from the footprint's segment.
     #[inline]
     fn passes_at(&self, dist2: f64, r: f64, slope: f64, margin: f64) -> bool {
+        // A corrupt record (a NaN end point would shorten the footprint, a
+        // negative error bound shrink it) passes nothing.
+        let ends = [self.x0, self.y0, self.x1, self.y1];
+        if !(ends.iter().all(|v| v.get().is_finite()) && self.err_cm.get() >= 0.0) {
+            return false;
+        }
         let err = self.err_cm.get() as f64 + margin;
         let need = r + err;
         if !need.is_finite() {

@@ -187,7 +187,11 @@ impl<'a> FileView<'a> {
         .iter()
         .all(|v| v.is_finite() && *v > 0.0)
             && params.tile_halo_cm.get().is_finite()
-            && (params.tile_halo_cm.get() as f64) <= MAX_TILE_HALO_CM;
+            && (params.tile_halo_cm.get() as f64) <= MAX_TILE_HALO_CM
+            // (As the bake checks them.)
+            && params.walkable_normal_z.get() <= 1.0
+            && params.max_agent_half_height_cm.get() >= params.max_agent_radius_cm.get()
+            && params.max_agent_radius_cm.get() <= params.tile_halo_cm.get();
         if !params_ok {
             return Err(FormatError::Invalid("bake parameters out of range"));
         }
@@ -411,8 +415,10 @@ fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
     if layout.len() > blob.len() {
         return Err(FormatError::Invalid("tile regions exceed the tile blob"));
     }
+    // (Box bounds are exact only for a power of two.)
     let zq = hot.z_quant_cm.get();
-    if !(zq.is_finite() && zq > 0.0) {
+    let power_of_two = zq.is_normal() && zq.to_bits() & 0x007F_FFFF == 0;
+    if !(power_of_two && (MIN_Z_QUANT_CM..=MAX_Z_QUANT_CM).contains(&zq)) {
         return Err(FormatError::Invalid("tile z quantisation"));
     }
     if !hot.pieces_len.get().is_multiple_of(4) {

@@ -367,6 +367,41 @@ fn bake_parameters_out_of_range() {
         assert_eq!(parse(&edit_params(&b, |p| p.tile_halo_cm.set(v))), out_of_range, "{v}");
     }
     assert_eq!(parse(&edit_params(&b, |p| p.tile_halo_cm.set(448.0))), Ok(()));
+    // What the bake refuses: a walkable normal z above 1, a half height
+    // below the radius, a radius beyond the halo (here 50 cm).
+    assert_eq!(parse(&edit_params(&b, |p| p.walkable_normal_z.set(1.01))), out_of_range);
+    assert_eq!(parse(&edit_params(&b, |p| p.walkable_normal_z.set(1.0))), Ok(()));
+    assert_eq!(
+        parse(&edit_params(&b, |p| p.max_agent_half_height_cm.set(41.0))),
+        out_of_range
+    );
+    assert_eq!(
+        parse(&edit_params(&b, |p| p.max_agent_half_height_cm.set(42.0))),
+        Ok(())
+    );
+    assert_eq!(
+        parse(&edit_params(&b, |p| p.max_agent_radius_cm.set(50.5))),
+        out_of_range
+    );
+}
+
+#[test]
+fn corrupt_cert_walls_pass_nothing() {
+    use walksurf_format::CertWall;
+    // A low wall 30 cm from the axis of a 42 cm sphere on a flat plane:
+    // it rises 1 cm, well below the sphere's surface there.
+    let wall = |x0: f32, err: f32| CertWall {
+        x0: x0.into(),
+        y0: (-10.0).into(),
+        x1: 30.0.into(),
+        y1: 10.0.into(),
+        err_cm: err.into(),
+        rise_cm: 1.0.into(),
+    };
+    assert!(wall(30.0, 0.01).passes([0.0, 0.0], 42.0, 0.0, 0.001));
+    assert!(!wall(f32::NAN, 0.01).passes([0.0, 0.0], 42.0, 0.0, 0.001));
+    assert!(!wall(30.0, -0.01).passes([0.0, 0.0], 42.0, 0.0, 0.001));
+    assert!(!wall(30.0, f32::NAN).passes_along([0.0, 0.0], [5.0, 0.0], 42.0, 0.0, 0.001));
 }
 
 #[test]
@@ -427,12 +462,26 @@ fn tile_hot_records() {
         parse(&edit_hot(&b, 0, |h| h.pieces_len -= 2)),
         invalid("piece region is not 4-byte aligned")
     );
-    for z in [0.0, -0.5, f32::NAN, f32::INFINITY] {
+    // (Powers of two from 1/64 to 131072 cm only.)
+    for z in [
+        0.0,
+        -0.5,
+        f32::NAN,
+        f32::INFINITY,
+        0.3,
+        1.5,
+        1.0 / 128.0,
+        262_144.0,
+        f32::MIN_POSITIVE / 2.0,
+    ] {
         assert_eq!(
             parse(&edit_hot(&b, 1, |h| h.z_quant_cm.set(z))),
             invalid("tile z quantisation"),
             "{z}"
         );
+    }
+    for z in [1.0 / 64.0, 0.5, 1.0, 131_072.0] {
+        assert_eq!(parse(&edit_hot(&b, 1, |h| h.z_quant_cm.set(z))), Ok(()), "{z}");
     }
     assert_eq!(
         parse(&edit_hot(&b, 0, |h| h.tile_x.set(7))),

@@ -91,6 +91,9 @@ impl Surface {
         if !pos.iter().all(|v| v.is_finite()) || !down_cm.is_finite() || down_cm < 0.0 || !agent.is_valid() {
             return FloorOutcome::Fallback(FallbackReason::InvalidInput);
         }
+        if pos[2].abs() > MAX_QUERY_Z_CM {
+            return FloorOutcome::Fallback(FallbackReason::OutsideCoverage);
+        }
         if !self.precision_known() {
             return FloorOutcome::Fallback(FallbackReason::PrecisionBudget);
         }
@@ -656,8 +659,9 @@ fn certified_line(
     let Some((z, err, cert)) = best else {
         return Ok(None);
     };
-    if top + Z_MARGIN_CM >= cert.clear_z.get() as f64 || err > MAX_CONTACT_ERR_CM || !clear_of_walls(f, cert, x, y, 0.0)
-    {
+    // (Written so that a NaN `clear_z` or error bound does not pass.)
+    let clear = top + Z_MARGIN_CM < cert.clear_z.get() as f64 && err <= MAX_CONTACT_ERR_CM;
+    if !(clear && clear_of_walls(f, cert, x, y, 0.0)) {
         return Ok(None);
     }
     Ok(if z - err >= lo {
@@ -704,10 +708,9 @@ fn certified_capsule(
     let Some((t, err, cert)) = best else {
         return Ok(None);
     };
-    if top_z + Z_MARGIN_CM >= cert.clear_z.get() as f64
-        || err > MAX_CONTACT_ERR_CM
-        || !clear_of_walls(f, cert, c[0], c[1], r)
-    {
+    // (Written so that a NaN `clear_z` or error bound does not pass.)
+    let clear = top_z + Z_MARGIN_CM < cert.clear_z.get() as f64 && err <= MAX_CONTACT_ERR_CM;
+    if !(clear && clear_of_walls(f, cert, c[0], c[1], r)) {
         return Ok(None);
     }
     Ok(if t + err <= down {

@@ -141,6 +141,13 @@ impl Surface {
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
+        // (Mapping a directory fails with "no such device".)
+        if file.metadata().map_err(io)?.is_dir() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory",
+            )));
+        }
         let map = map_file(&file).map_err(io)?;
         Surface::from_backing(Backing::Mapped(map)).map_err(|source| OpenError::Format {
             path: path.display().to_string(),

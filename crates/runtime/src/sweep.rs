@@ -79,6 +79,9 @@ impl Surface {
         if !pos.iter().chain(&delta_xy).all(|v| v.is_finite()) || !agent.is_valid() {
             return Err(FallbackReason::InvalidInput);
         }
+        if pos[2].abs() > MAX_QUERY_Z_CM {
+            return Err(FallbackReason::OutsideCoverage);
+        }
         // (Not `hypot`: a libm call costing more than an empty query.)
         let len = (delta_xy[0] * delta_xy[0] + delta_xy[1] * delta_xy[1]).sqrt();
         let params = self.bake_params();
@@ -145,7 +148,8 @@ impl Surface {
             return Err(FallbackReason::OutsideCoverage);
         }
         let [tx0, tx1, ty0, ty1] = [tx0, tx1, ty0, ty1].map(floor_i32);
-        if (tx1 as i64 - tx0 as i64 + 1) * (ty1 as i64 - ty0 as i64 + 1) > MAX_SWEEP_TILES as i64 {
+        // (Each side may span 2^32 tiles: their product overflows.)
+        if (tx1 as i64 - tx0 as i64 + 1).saturating_mul(ty1 as i64 - ty0 as i64 + 1) > MAX_SWEEP_TILES as i64 {
             return Err(FallbackReason::BudgetExceeded);
         }
         let mut acc = Acc::new();
@@ -253,7 +257,8 @@ fn certified_sweep(
             let Some(e) = err(cert, (i, j))? else {
                 return Ok(None);
             };
-            if clear_min <= e || top >= cert.clear_z.get() as f64 {
+            // (Written so that a NaN bound or `clear_z` does not pass.)
+            if !(clear_min > e && top < cert.clear_z.get() as f64) {
                 return Ok(None);
             }
             let Some(walls) = f.tile.cert_walls_of(cert) else {

@@ -125,7 +125,8 @@ impl<'a> Frame<'a> {
     #[inline]
     pub fn cert_z_err(&self, cert: &Cert, cell: (usize, usize), r: f64) -> Result<Option<f64>, FallbackReason> {
         match self.path {
-            PrecisionPath::Fast => Ok(Some(cert.z_err_cm.get() as f64)),
+            // (A corrupt bound — negative or NaN — disables the certificate.)
+            PrecisionPath::Fast => Ok(Some(cert.z_err_cm.get() as f64).filter(|e| *e >= 0.0)),
             PrecisionPath::Reference => cert_z_err_reference(self, cert, cell, r),
         }
     }

@@ -22,6 +22,11 @@ pub const PIECE_XY_ERR_CM: f64 = VERTEX_XY_ERR_CM;
 /// (`walksurf_format::MAX_PIECE_EDGE_DEV_CM`). [Units: cm]
 pub const PIECE_CUT_XY_ERR_CM: f64 = walksurf_format::MAX_PIECE_EDGE_DEV_CM;
 
+/// Largest `|z|` of a query position [cm]: beyond the heights any file can
+/// hold (an `i32` z origin ± the fixed point's range), and where f64 still
+/// carries world ↔ tile coordinates to 1e-6 cm, well inside [`Z_MARGIN_CM`].
+/// Farther is `OutsideCoverage`.
+pub const MAX_QUERY_Z_CM: f64 = 4.0e9;
 /// Extra margin on every distance comparison beyond the stored error bounds
 /// (f64 rounding of world ↔ tile coordinates far from the origin). [Units: cm]
 pub const Z_MARGIN_CM: f64 = 0.001;

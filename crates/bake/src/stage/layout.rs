@@ -77,7 +77,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     if z_origin < i32::MIN as f64 || z_hi > i32::MAX as f64 {
         return Err(err("heights beyond the format's range"));
     }
-    let mut z_quant = 1.0 / 64.0;
+    let mut z_quant = f64::from(walksurf_format::MIN_Z_QUANT_CM);
     while (z_hi + 2.0 - z_origin) / z_quant > 65_000.0 {
         z_quant *= 2.0;
     }

@@ -229,7 +229,7 @@ fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 35;
+pub const TILE_PIPELINE_VERSION: u32 = 36;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -320,6 +320,10 @@ pub fn build_tile_hashed(
         for &pos in &group.triangles {
             let t = tris[pos as usize];
             let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
+            // (Its box may reach the halo where the triangle does not.)
+            if !meets_square(v, origin, halo) {
+                continue;
+            }
             match clip_polygon(v, origin, halo) {
                 Some(p) => polys.push(p),
                 None => {
@@ -350,10 +354,7 @@ pub fn build_tile_hashed(
             continue;
         }
         let v = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
-        let lo = [0, 1].map(|k| v[0][k].min(v[1][k]).min(v[2][k]));
-        let hi = [0, 1].map(|k| v[0][k].max(v[1][k]).max(v[2][k]));
-        let outside = (0..2).any(|k| hi[k] < origin[k] - halo || lo[k] > origin[k] + TILE_SIZE_CM + halo);
-        if !outside {
+        if meets_square(v, origin, halo) {
             push_blocker(&mut blockers, v, flags_of(t), origin);
         }
     }
@@ -388,6 +389,28 @@ pub fn build_tile_hashed(
         agent_height_cm: config.headroom_cm(),
         seams: group_seams.concat(),
     }
+}
+
+/// Whether a triangle's XY footprint (a segment, for a vertical one)
+/// meets the tile square plus halo (closed): their boxes overlap and no
+/// line through an edge has the square wholly on the side away from the
+/// triangle (separating axes).
+fn meets_square(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> bool {
+    let (lo, hi) = (origin.map(|o| o - halo), origin.map(|o| o + TILE_SIZE_CM + halo));
+    if (0..2).any(|k| v.iter().all(|p| p[k] < lo[k]) || v.iter().all(|p| p[k] > hi[k])) {
+        return false;
+    }
+    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+    (0..3).all(|i| {
+        let (a, b, c) = (v[i], v[(i + 1) % 3], v[(i + 2) % 3]);
+        let side = |p: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+        let third = side([c[0], c[1]]);
+        let d = corners.map(side);
+        // (Collinear corners: any side of their line separates.)
+        let away_neg = third >= 0.0 && d.iter().all(|&x| x < 0.0);
+        let away_pos = third <= 0.0 && d.iter().all(|&x| x > 0.0);
+        !(away_neg || away_pos)
+    })
 }
 
 /// Clips a walkable triangle's XY footprint to the tile square plus halo
@@ -598,6 +621,56 @@ mod tests {
             }
         }
         assert!(clipped > 500 && whole > 100, "{clipped} clipped, {whole} whole");
+    }
+
+    /// Whether closed segments `a b` and `c d` meet (exact for the
+    /// integer-valued test coordinates).
+    fn segments_meet(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
+        let o = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| cross2(p, q, r);
+        let on = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| {
+            r[0] >= p[0].min(q[0]) && r[0] <= p[0].max(q[0]) && r[1] >= p[1].min(q[1]) && r[1] <= p[1].max(q[1])
+        };
+        let (d1, d2, d3, d4) = (o(a, b, c), o(a, b, d), o(c, d, a), o(c, d, b));
+        (d1 * d2 < 0.0 && d3 * d4 < 0.0)
+            || (d1 == 0.0 && on(a, b, c))
+            || (d2 == 0.0 && on(a, b, d))
+            || (d3 == 0.0 && on(c, d, a))
+            || (d4 == 0.0 && on(c, d, b))
+    }
+
+    #[test]
+    fn meets_square_is_exact_for_triangles_and_walls() {
+        let origin = [0.0, 0.0];
+        let halo = 50.0;
+        let (lo, hi) = ([-halo; 2], [TILE_SIZE_CM + halo; 2]);
+        let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+        let mut seed = 0xD1B5_4A32_D192_ED03u64;
+        let mut rnd = |n: i64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % (2 * n as u64 + 1)) as i64 - n
+        };
+        let (mut met, mut missed) = (0, 0);
+        for case in 0..20_000 {
+            let c = [1600.0 + rnd(4000) as f64, 1600.0 + rnd(4000) as f64];
+            let mut v: [[f64; 3]; 3] = std::array::from_fn(|_| [c[0] + rnd(2500) as f64, c[1] + rnd(2500) as f64, 0.0]);
+            if case % 3 == 0 {
+                // A vertical wall: two corners over one XY point.
+                v[2] = [v[1][0], v[1][1], 300.0];
+            }
+            let xy = v.map(|p| [p[0], p[1]]);
+            let inside_box = |p: [f64; 2]| p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1];
+            let s = cross2(xy[0], xy[1], xy[2]).signum();
+            let in_tri = |p: [f64; 2]| s != 0.0 && (0..3).all(|i| s * cross2(xy[i], xy[(i + 1) % 3], p) >= 0.0);
+            let want = xy.iter().any(|&p| inside_box(p))
+                || corners.iter().any(|&p| in_tri(p))
+                || (0..3)
+                    .any(|i| (0..4).any(|j| segments_meet(xy[i], xy[(i + 1) % 3], corners[j], corners[(j + 1) % 4])));
+            assert_eq!(meets_square(v, origin, halo), want, "case {case}: {v:?}");
+            if want { met += 1 } else { missed += 1 }
+        }
+        assert!(met > 2000 && missed > 2000, "{met} meet, {missed} do not");
     }
 
     fn blocker_flags_for_test() -> u32 {
