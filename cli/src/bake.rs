@@ -1,25 +1,27 @@
 //! `walksurf bake`.
 
-use anyhow::{Context, Result};
+use crate::output_path;
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use walksurf_bake::{BakeConfig, BakeError, NotReusable, Reporter, UpAxis};
+use walksurf_bake::{BakeConfig, BakeError, MAX_THREADS, NotReusable, Reporter, UpAxis};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Level mesh: .glb, .gltf or .obj.
     input: PathBuf,
-    /// Output .wsurf file.
+    /// Output .wsurf file. Refused when it is INPUT, the --config file or a
+    /// file a glTF INPUT names.
     #[arg(short, long)]
     output: PathBuf,
     #[command(flatten)]
     ingest: IngestArgs,
-    /// Worker threads (default: one per core). The output is the same for
-    /// any thread count.
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Worker threads, 1 to 1024 (default: one per core). The output is the
+    /// same for any thread count.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS as u64))]
+    threads: Option<u64>,
     /// Bake every tile. By default, when OUTPUT exists and was baked with the
     /// same settings, only tiles whose input changed are baked and the others
     /// are copied from it (the bytes are the same either way).
@@ -46,7 +48,8 @@ pub struct IngestArgs {
     /// Input up axis (default y: glTF convention).
     #[arg(long, value_parser = ["y", "z"])]
     pub up: Option<String>,
-    /// glTF scene index (default: the file's default scene).
+    /// glTF scene index (default: the file's default scene); an error for
+    /// an OBJ INPUT.
     #[arg(long)]
     pub scene: Option<usize>,
     /// Node-name glob to drop from collision (repeatable).
@@ -55,11 +58,23 @@ pub struct IngestArgs {
 }
 
 impl IngestArgs {
-    /// The config: `base`, then the TOML file, then the flags.
-    pub fn apply(&self, mut config: BakeConfig) -> Result<BakeConfig> {
+    /// The config for reading `input`: `base`, then the TOML file, then the
+    /// flags. A limit the TOML file breaks (and the flags do not mend) is
+    /// the file's error, naming it; one a flag breaks is left to the bake,
+    /// whose error names the level.
+    pub fn apply(&self, mut config: BakeConfig, input: &Path) -> Result<BakeConfig> {
+        let mut from_file = None;
         if let Some(path) = &self.config {
             let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
             config = toml::from_str(&text).with_context(|| format!("{}: invalid bake config", path.display()))?;
+            from_file = Some((path, config.validate()));
+        }
+        let is_obj = input.extension().is_some_and(|e| e.eq_ignore_ascii_case("obj"));
+        if let (Some(scene), true) = (self.scene, is_obj) {
+            bail!(
+                "{}: --scene {scene}: an OBJ has no scenes (--scene is for glTF)",
+                input.display()
+            );
         }
         if let Some(s) = self.scale {
             config.metres_per_unit = s;
@@ -71,6 +86,9 @@ impl IngestArgs {
             config.scene = self.scene;
         }
         config.exclude.extend(self.exclude.iter().cloned());
+        if let (Some((path, Err(e))), Err(_)) = (from_file, config.validate()) {
+            bail!("{}: invalid bake config: {e}", path.display());
+        }
         Ok(config)
     }
 }
@@ -96,10 +114,28 @@ impl Reporter for Progress {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let mut config = args.ingest.apply(BakeConfig::default())?;
+    let mut config = args.ingest.apply(BakeConfig::default(), &args.input)?;
     if let Some(t) = args.threads {
-        config.threads = t;
+        config.threads = usize::try_from(t).unwrap_or(MAX_THREADS);
     }
+    // Before the bake: a bad OUTPUT is found at once, and OUTPUT never
+    // replaces what the bake reads.
+    let inputs = walksurf_bake::input_files(&args.input);
+    let named = inputs.iter().enumerate().map(|(i, f)| {
+        let what = if i == 0 {
+            format!("INPUT {}", f.display())
+        } else {
+            format!("{}, which INPUT {} names", f.display(), args.input.display())
+        };
+        (what, f.as_path())
+    });
+    let toml = args
+        .ingest
+        .config
+        .iter()
+        .map(|c| (format!("the --config file {}", c.display()), c.as_path()));
+    output_path::refuse_inputs(&args.output, named.chain(toml))?;
+    output_path::check_writable_file(&args.output)?;
     let show = !args.quiet && !args.json && std::io::stderr().is_terminal();
     let progress = Progress {
         bar: show.then(|| {
@@ -153,7 +189,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if let Some(kb) = peak_rss_kb() {
             v["peak_rss_kb"] = kb.into();
         }
-        println!("{v}");
+        outln!("{v}");
     } else if !args.quiet {
         let how = if r.incremental {
             format!(
@@ -167,7 +203,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 r.full_bake_reason.as_deref().unwrap_or("requested")
             )
         };
-        println!(
+        outln!(
             "baked {} -> {}: {}, {} patches, {} pieces ({} cut by headroom), {} blockers, {} bytes in {:.0} ms \
              ({} of {} triangles walkable, {} degenerate dropped, generation {})",
             args.input.display(),

@@ -83,7 +83,10 @@ pub struct TileCounts {
     pub hidden_blockers: usize,
     pub piece_bvh_lines: u32,
     pub blocker_bvh_lines: u32,
+    /// Certificates, a cell's each (cells × floors).
     pub certificates: usize,
+    /// Certificate records stored (cells with equal lists share them).
+    pub certificate_records: usize,
     /// Certificate cells (of `CERT_CELLS²`) holding at least one certificate.
     pub certified_cells: usize,
     pub max_piece_z_err_cm: f64,
@@ -126,7 +129,8 @@ impl TileCounts {
             hidden_blockers: flagged(blocker_flags::HIDDEN),
             piece_bvh_lines: hot.piece_lines.get(),
             blocker_bvh_lines: hot.blocker_lines.get(),
-            certificates: tile.certs.len(),
+            certificates: certified_cells(tile).map(|(_, _, n)| n).sum(),
+            certificate_records: tile.certs.len(),
             certified_cells: certified_cells(tile).count(),
             max_piece_z_err_cm: pieces.iter().map(|(h, _)| h.z_err_cm.get() as f64).fold(0.0, f64::max),
             cut_patches: (0..tile.patches.len()).filter(|&p| is_cut(p as u16)).count(),
@@ -156,6 +160,7 @@ impl TileCounts {
             "blocker_bvh_lines": self.blocker_bvh_lines,
             "bvh_lines": self.piece_bvh_lines + self.blocker_bvh_lines,
             "certificates": self.certificates,
+            "certificate_records": self.certificate_records,
             "certified_cells": self.certified_cells,
             "max_piece_z_err_cm": self.max_piece_z_err_cm,
             "cut_patches": self.cut_patches,
@@ -206,9 +211,9 @@ fn run_tile(args: &Args, view: &FileView, xy: (i32, i32)) -> Result<ExitCode> {
     let counts = TileCounts::of(&tile).with_context(|| format!("{}: tile ({},{})", args.file.display(), xy.0, xy.1))?;
     let v = counts.to_json(&args.file);
     if args.json {
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("{} tile ({},{})", args.file.display(), xy.0, xy.1);
+        outln!("{} tile ({},{})", args.file.display(), xy.0, xy.1);
         for key in [
             "patches",
             "cut_patches",
@@ -228,12 +233,13 @@ fn run_tile(args: &Args, view: &FileView, xy: (i32, i32)) -> Result<ExitCode> {
             "blocker_bvh_lines",
             "bvh_lines",
             "certificates",
+            "certificate_records",
             "certified_cells",
             "blob_bytes",
             "z_origin_cm",
             "z_quant_cm",
         ] {
-            println!("  {key:<26} {}", v[key]);
+            outln!("  {key:<26} {}", v[key]);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -312,9 +318,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "metadata": metadata,
     });
     if args.json {
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("{}", args.file.display());
+        outln!("{}", args.file.display());
         for key in [
             "bytes",
             "format_version",
@@ -330,13 +336,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "blockers",
             "bvh_lines",
         ] {
-            println!("  {key:<18} {}", v[key]);
+            outln!("  {key:<18} {}", v[key]);
         }
-        println!("  {:<18} {}", "params", v["params"]);
-        println!("  {:<18} {}", "tile_grid", v["tile_grid"]);
-        println!("  sections:");
+        outln!("  {:<18} {}", "params", v["params"]);
+        outln!("  {:<18} {}", "tile_grid", v["tile_grid"]);
+        outln!("  sections:");
         for s in &sections {
-            println!(
+            outln!(
                 "    {:<12} offset {:>10} length {:>10}",
                 s["kind"].as_str().unwrap_or("?"),
                 s["offset"],

@@ -1,7 +1,17 @@
 //! `walksurf`: bake, inspect, query, validate and render walkable-surface files.
 
+/// `println!` that returns a "writing stdout" error instead of panicking
+/// (e.g. on a closed pipe, which `main` then ends quietly).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        anyhow::Context::context(writeln!(std::io::stdout(), $($arg)*), "writing stdout")?
+    }};
+}
+
 mod bake;
 mod inspect;
+mod output_path;
 mod render;
 mod validate;
 
@@ -9,14 +19,21 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use walksurf_cli::query;
 
-/// Bakes the static walkable surface of a level into a compact tiled file,
-/// and checks it against an exact capsule sweep.
+/// Bakes the static walkable surface of a level into a compact tiled .wsurf
+/// file (bake), shows what is in one (inspect, render), answers floor and
+/// sweep queries from it (query) and checks it against an exact capsule
+/// sweep (validate).
 #[derive(Parser, Debug)]
-#[command(name = "walksurf", version, about, long_about = None)]
+#[command(name = "walksurf", version, long_about = None, after_help = EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// What the exit codes mean, for every command's help.
+const EXIT_STATUS: &str = "Exit status: 0 on success; 1 when validate finds a disagreement; 2 on a usage, \
+     input or I/O error (one line on stderr). A closed stdout (`| head`) is not an error: the output \
+     stops quietly (exit 0; validate keeps its 0 or 1).";
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -34,7 +51,12 @@ enum Command {
     /// {"op":"sweep","pos":[x,y,z],"delta":[dx,dy],"radius":r,"half_height":h}
     Query(query::Args),
     /// Compare a baked file with the exact oracle (parry3d-f64) on a seeded
-    /// corpus of queries over the source level. Exits 1 on any error.
+    /// corpus of queries over the source level.
+    ///
+    /// Exits 0 when every answer agrees, 1 when any disagrees (an error
+    /// beyond the tolerances or a false Clear), 2 when it cannot run (bad
+    /// arguments, INPUT or FILE).
+    #[command(after_help = EXIT_STATUS)]
     Validate(validate::Args),
     /// Draw one tile as a top-down SVG: pieces, blockers, BVH boxes,
     /// certified cells (and the 20 cm grid when asked), each a layer the
@@ -53,11 +75,19 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader went away (`| head`): nothing left to say (as ripgrep).
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", format_chain(&e));
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// One line: the error and its causes, each once.

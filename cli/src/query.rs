@@ -72,36 +72,65 @@ fn opt_num(v: &Value, key: &str, default: f64) -> Result<f64, String> {
     }
 }
 
+/// What a JSON value is, for an error (the value itself may be long).
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The ops a line may ask for, as the errors list them.
+const OPS: &str = "\"find_floor\" or \"sweep\"";
+
 fn parse_and_run(surface: &Surface, line: &str) -> Result<Value, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    if !v.is_object() {
+        return Err(format!(
+            "a query must be a JSON object {{\"op\":…,\"pos\":[x,y,z],…}}, got {}",
+            kind(&v)
+        ));
+    }
+    // `op` first: what else the line needs depends on it.
+    let op = match v.get("op") {
+        None => return Err(format!("missing \"op\" (expected {OPS})")),
+        Some(Value::String(op)) => op.as_str(),
+        Some(other) => return Err(format!("\"op\" must be a string ({OPS}), got {}", kind(other))),
+    };
+    if !matches!(op, "find_floor" | "sweep") {
+        return Err(format!("unknown op \"{op}\" (expected {OPS})"));
+    }
     let agent = Agent {
         radius_cm: opt_num(&v, "radius", Agent::DEFAULT.radius_cm)?,
         half_height_cm: opt_num(&v, "half_height", Agent::DEFAULT.half_height_cm)?,
     };
     let pos = vec3(&v, "pos")?;
-    match v.get("op").and_then(Value::as_str) {
-        Some("find_floor") => {
-            let down = opt_num(&v, "down", DEFAULT_FLOOR_DOWN_CM)?;
-            let mode = match v.get("mode").and_then(Value::as_str) {
-                None | Some("capsule") => FloorMode::Capsule,
-                Some("line") => FloorMode::LineTrace,
-                Some(m) => return Err(format!("unknown mode \"{m}\" (expected \"line\" or \"capsule\")")),
-            };
-            Ok(floor_json(surface.find_floor(pos, down, agent, mode)))
-        }
-        Some("sweep") => {
-            let d = v
-                .get("delta")
-                .and_then(Value::as_array)
-                .ok_or("\"delta\" must be an array of 2 numbers")?;
-            let delta = match d.as_slice() {
-                [x, y] => [num(x, "delta")?, num(y, "delta")?],
-                _ => return Err("\"delta\" must be an array of 2 numbers".into()),
-            };
-            Ok(sweep_json(surface.sweep_horizontal(pos, delta, agent)))
-        }
-        Some(op) => Err(format!("unknown op \"{op}\" (expected \"find_floor\" or \"sweep\")")),
-        None => Err("missing \"op\"".into()),
+    if op == "find_floor" {
+        let down = opt_num(&v, "down", DEFAULT_FLOOR_DOWN_CM)?;
+        let mode = match v.get("mode") {
+            None | Some(Value::Null) => FloorMode::Capsule,
+            Some(Value::String(m)) if m == "capsule" => FloorMode::Capsule,
+            Some(Value::String(m)) if m == "line" => FloorMode::LineTrace,
+            Some(Value::String(m)) => {
+                return Err(format!("unknown mode \"{m}\" (expected \"line\" or \"capsule\")"));
+            }
+            Some(other) => return Err(format!("\"mode\" must be \"line\" or \"capsule\", got {}", kind(other))),
+        };
+        Ok(floor_json(surface.find_floor(pos, down, agent, mode)))
+    } else {
+        let d = v
+            .get("delta")
+            .and_then(Value::as_array)
+            .ok_or("\"delta\" must be an array of 2 numbers")?;
+        let delta = match d.as_slice() {
+            [x, y] => [num(x, "delta")?, num(y, "delta")?],
+            _ => return Err("\"delta\" must be an array of 2 numbers".into()),
+        };
+        Ok(sweep_json(surface.sweep_horizontal(pos, delta, agent)))
     }
 }
 

@@ -7,6 +7,7 @@
 //! only where the viewer runs scripts: a browser opening the file itself).
 
 use crate::inspect::{TileCounts, certified_cells, find_tile, parse_tile, patch_rings, tile_pieces};
+use crate::output_path;
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -25,7 +26,7 @@ pub struct Args {
     /// prints the tile grid).
     #[arg(long, value_name = "X,Y", value_parser = parse_tile, allow_hyphen_values = true)]
     tile: (i32, i32),
-    /// The SVG file to write.
+    /// The SVG file to write (refused when it is FILE).
     #[arg(short = 'o', long = "output", value_name = "SVG")]
     output: PathBuf,
     /// Layers to draw, comma-separated. `all` is every layer but the 20 cm
@@ -104,6 +105,11 @@ fn resolve_layers(args: &[LayerArg]) -> Vec<Layer> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    // Written in place, it would destroy the baked file while it is mapped.
+    output_path::refuse_inputs(
+        &args.output,
+        [(format!("FILE {}", args.file.display()), args.file.as_path())],
+    )?;
     let surface = Surface::open_verified(&args.file)?; // the error names the file
     let view = FileView::new(surface.bytes(), surface.layout()).context("file layout")?;
     let (x, y) = args.tile;
@@ -118,7 +124,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let svg = render_svg(&name, &tile, &counts, halo, &layers)
         .with_context(|| format!("{}: tile ({x},{y})", args.file.display()))?;
     std::fs::write(&args.output, &svg).with_context(|| format!("writing {}", args.output.display()))?;
-    println!(
+    outln!(
         "rendered {} tile ({x},{y}) -> {}: {} pieces, {} blockers, {} BVH lines, {} certified cells ({} bytes)",
         args.file.display(),
         args.output.display(),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use walksurf::{Agent, DEFAULT_FLOOR_DOWN_CM, FloorMode, FloorOutcome, Surface, SweepOutcome};
-use walksurf_bake::BakeConfig;
+use walksurf_bake::{BakeConfig, BakeError};
 use walksurf_oracle::corpus::{CorpusConfig, CorpusQuery, QueryClass};
 use walksurf_oracle::{AgentShape, Oracle, OracleFloor, OracleSweep};
 
@@ -19,9 +19,9 @@ pub struct Args {
     input: PathBuf,
     /// The baked .wsurf file.
     file: PathBuf,
-    /// Queries per class (ground and abnormal).
-    #[arg(long, default_value_t = 2000)]
-    samples: usize,
+    /// Queries per class (ground and abnormal), 1 to 1000000.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=MAX_SAMPLES))]
+    samples: u64,
     /// Corpus seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -35,6 +35,11 @@ pub struct Args {
     #[command(flatten)]
     ingest: IngestArgs,
 }
+
+/// Most queries per class. Every query is kept with its answers: a million
+/// takes ~40 s and ~600 MB on testdata/dungeon.obj, ten times that would
+/// not fit in many machines' memory.
+const MAX_SAMPLES: u64 = 1_000_000;
 
 /// Agreement limits of DESIGN §2.
 const MAX_DIST_ERR_CM: f64 = 0.01;
@@ -106,9 +111,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
         .and_then(|m| serde_json::from_value::<BakeConfig>(m["config"].clone()).ok())
         .unwrap_or_default();
-    let config = args.ingest.apply(recorded)?;
-    // Ingest errors name the input.
-    let (mesh, _) = walksurf_bake::stage::ingest::ingest(&args.input, &config)?;
+    let config = args.ingest.apply(recorded, &args.input)?;
+    // Ingest errors name the input, but for a settings error: add it.
+    let (mesh, _) = walksurf_bake::stage::ingest::ingest(&args.input, &config).map_err(|e| match e {
+        BakeError::Config(_) => anyhow::Error::new(e).context(format!("reading {}", args.input.display())),
+        e => e.into(),
+    })?;
     let oracle = Oracle::new(&mesh.vertices, &mesh.triangles)
         .map_err(|e| anyhow::anyhow!("{}: cannot build the oracle: {e:?}", args.input.display()))?;
     let agent_shape = AgentShape::default();
@@ -116,10 +124,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         radius_cm: agent_shape.radius_cm,
         half_height_cm: agent_shape.half_height_cm,
     };
+    let samples = usize::try_from(args.samples).unwrap_or(usize::MAX);
     let corpus_cfg = CorpusConfig {
         seed: args.seed,
-        ground: args.samples,
-        abnormal: args.samples,
+        ground: samples,
+        abnormal: samples,
         agent: agent_shape,
         walkable_normal_z: config.walkable_normal_z,
         hover_cm: 2.15,
@@ -182,8 +191,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
             total_errors += c.errors + c.false_clear;
         }
     }
+    // A closed stdout (`| head`) loses the report, not the verdict.
+    if let Err(e) = print_report(&args, &line, &capsule, &sweep)
+        && !crate::is_broken_pipe(&e)
+    {
+        return Err(e);
+    }
+    Ok(if total_errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The report on stdout: one JSON object, or the table.
+fn print_report(args: &Args, line: &KindStats, capsule: &KindStats, sweep: &KindStats) -> Result<()> {
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "input": args.input.display().to_string(),
@@ -195,23 +219,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
             })
         );
     } else {
-        println!(
+        outln!(
             "{} vs {} (seed {})",
             args.file.display(),
             args.input.display(),
             args.seed
         );
-        println!(
+        outln!(
             "  {:<20} {:<9} {:>6} {:>9} {:>7} {:>6} {:>9} {:>9} {:>10} {:>10}",
-            "query", "class", "n", "answered", "errors", "f.clr", "max_err", "p99_err", "ns/query", "oracle ns"
+            "query",
+            "class",
+            "n",
+            "answered",
+            "errors",
+            "f.clr",
+            "max_err",
+            "p99_err",
+            "ns/query",
+            "oracle ns"
         );
         for (name, k) in [
-            ("find_floor_line", &line),
-            ("find_floor_capsule", &capsule),
-            ("sweep", &sweep),
+            ("find_floor_line", line),
+            ("find_floor_capsule", capsule),
+            ("sweep", sweep),
         ] {
             for (class, c) in [("ground", &k.ground), ("abnormal", &k.abnormal)] {
-                println!(
+                outln!(
                     "  {:<20} {:<9} {:>6} {:>8.1}% {:>7} {:>6} {:>9.5} {:>9.5} {:>10.0} {:>10.0}",
                     name,
                     class,
@@ -226,25 +259,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 );
             }
         }
-        println!("  fallbacks by reason:");
+        outln!("  fallbacks by reason:");
         for (name, k) in [
-            ("find_floor_line", &line),
-            ("find_floor_capsule", &capsule),
-            ("sweep", &sweep),
+            ("find_floor_line", line),
+            ("find_floor_capsule", capsule),
+            ("sweep", sweep),
         ] {
             for (class, c) in [("ground", &k.ground), ("abnormal", &k.abnormal)] {
                 if !c.fallbacks.is_empty() {
                     let list: Vec<String> = c.fallbacks.iter().map(|(r, n)| format!("{r} {n}")).collect();
-                    println!("    {name:<20} {class:<9} {}", list.join(", "));
+                    outln!("    {name:<20} {class:<9} {}", list.join(", "));
                 }
             }
         }
     }
-    Ok(if total_errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(())
 }
 
 /// Runs `f` over the corpus; returns the answers and each query's share of

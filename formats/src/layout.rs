@@ -8,7 +8,7 @@ pub const MAGIC: [u8; 4] = *b"WSRF";
 /// Major format version: a reader refuses any other major version.
 pub const FORMAT_MAJOR: u16 = 2;
 /// Minor format version: additions a reader of an older minor may ignore.
-pub const FORMAT_MINOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 2;
 /// Layout version of the precision data. A file whose precision layout is
 /// unknown still opens; queries that need a precision bound fall back.
 pub const PRECISION_LAYOUT_VERSION: u16 = 2;
@@ -279,7 +279,25 @@ pub mod tile_flags {
     /// The blob ends with the patch table: `patch_count` [`super::PatchRecord`]s
     /// are its last bytes (after the certificate region, if any).
     pub const HAS_PATCHES: u32 = 2;
+    /// The blob holds a certificate region whose cells name their lists
+    /// (`first | count << 24`, [`super::cert_list`]), so that cells with
+    /// equal lists share one (format 2.2). A region has this bit or
+    /// [`HAS_CERTS`], not both.
+    pub const HAS_CERT_LISTS: u32 = 4;
 }
+
+/// A cell's entry in a [`tile_flags::HAS_CERT_LISTS`] region: the range of
+/// the tile's [`Cert`] records it uses.
+#[inline]
+pub fn cert_list(entry: u32) -> std::ops::Range<usize> {
+    let first = (entry & CERT_LIST_FIRST_MASK) as usize;
+    first..first + (entry >> 24) as usize
+}
+/// The bits of a [`cert_list`] entry naming its first record.
+pub const CERT_LIST_FIRST_MASK: u32 = (1 << 24) - 1;
+/// Most records one cell's list may hold (a cell with more has none: the
+/// queries there take the full path).
+pub const MAX_CERT_LIST: usize = 255;
 
 /// One patch of a tile: a region of one flat group's plane whose pieces
 /// share a headroom state. The precision block of the patch and its pieces:
@@ -359,8 +377,11 @@ pub fn round_up_f32(v: f64) -> f32 {
 
 /// Start of a tile's certificate region: the rectangle of cells that hold
 /// any certificate (`x0 + w ≤ CERT_CELLS`, `y0 + h ≤ CERT_CELLS`), followed
-/// by `w·h + 1` `u32` offsets (row-major, prefix sums into the records; the
-/// last is the record count), the [`Cert`] records and the [`CertWall`]s.
+/// by `w·h` `u32` cell entries (row-major) and the record count, the
+/// [`Cert`] records and the [`CertWall`]s. An entry is a [`cert_list`]
+/// ([`tile_flags::HAS_CERT_LISTS`]) or, in files before 2.2
+/// ([`tile_flags::HAS_CERTS`]), an offset: cell k's records are then
+/// `entry[k]..entry[k+1]` (the count ends the prefix sums).
 #[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Clone, Copy, Debug)]
 #[repr(C)]
 pub struct CertIndexHeader {

@@ -65,10 +65,13 @@ pub struct TileView<'a> {
     pub pieces: &'a [u8],
     pub blocker_bvh: &'a [BvhLine],
     pub blockers: &'a [Blocker],
-    /// Certificate index (cell rectangle), offsets and records; empty when
-    /// the tile has none. Bounds-checked at use: see [`TileView::certs_in_cell`].
+    /// Certificate index (cell rectangle), cell entries and records; empty
+    /// when the tile has none. Bounds-checked at use: see
+    /// [`TileView::certs_in_cell`].
     pub cert_index: CertIndexHeader,
-    pub cert_offsets: &'a [U32],
+    pub cert_cells: &'a [U32],
+    /// The entries are [`cert_list`]s (else offsets: a file before 2.2).
+    pub cert_lists: bool,
     pub certs: &'a [Cert],
     pub cert_walls: &'a [CertWall],
     /// The patch table (precision blocks and headroom state), indexed by
@@ -315,7 +318,7 @@ impl<'a> FileView<'a> {
         let blob_len = (hot.blob_len.get() as usize).max(layout.len());
         let blob = self.data.get(start..start.checked_add(blob_len)?)?;
         let (blob, patches) = patch_table(hot, blob, layout.len());
-        let (cert_index, cert_offsets, certs, cert_walls) =
+        let (cert_index, cert_cells, certs, cert_walls) =
             cert_region(hot, blob, layout.len()).unwrap_or((NO_CERTS, &[], &[], &[]));
         Some(TileView {
             hot,
@@ -324,7 +327,8 @@ impl<'a> FileView<'a> {
             blocker_bvh: <[BvhLine]>::ref_from_bytes(blob.get(layout.blocker_bvh)?).ok()?,
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
             cert_index,
-            cert_offsets,
+            cert_cells,
+            cert_lists: hot.flags.get() & tile_flags::HAS_CERT_LISTS != 0,
             certs,
             cert_walls,
             patches,
@@ -374,7 +378,7 @@ pub fn patch_table<'a>(hot: &TileHot, blob: &'a [u8], regions_end: usize) -> (&'
 }
 
 /// The certificate region after a tile's blockers (64-byte aligned): its
-/// index header, `w·h + 1` `u32` offsets, then the records.
+/// index header, `w·h` `u32` cell entries and the record count, then the records.
 #[allow(clippy::type_complexity)]
 #[inline(always)]
 pub fn cert_region<'a>(
@@ -382,7 +386,8 @@ pub fn cert_region<'a>(
     blob: &'a [u8],
     regions_end: usize,
 ) -> Option<(CertIndexHeader, &'a [U32], &'a [Cert], &'a [CertWall])> {
-    if hot.flags.get() & tile_flags::HAS_CERTS == 0 {
+    let flags = hot.flags.get() & (tile_flags::HAS_CERTS | tile_flags::HAS_CERT_LISTS);
+    if flags != tile_flags::HAS_CERTS && flags != tile_flags::HAS_CERT_LISTS {
         return None;
     }
     let rest = blob.get(align_up(regions_end, SECTION_ALIGN)..)?;
@@ -457,11 +462,13 @@ impl<'a> TileView<'a> {
             return &[];
         }
         let k = (j - y0) * w + (i - x0);
-        let at = |k: usize| self.cert_offsets.get(k).map(|o| o.get() as usize);
-        match (at(k), at(k + 1)) {
-            (Some(a), Some(b)) => self.certs.get(a..b).unwrap_or(&[]),
-            _ => &[],
-        }
+        let at = |k: usize| self.cert_cells.get(k).map(|o| o.get());
+        let range = if self.cert_lists {
+            at(k).map(cert_list)
+        } else {
+            at(k).zip(at(k + 1)).map(|(a, b)| a as usize..b as usize)
+        };
+        range.and_then(|r| self.certs.get(r)).unwrap_or(&[])
     }
 
     /// The walls a certificate lists; `None` if its range is corrupt (the

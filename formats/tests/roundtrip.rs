@@ -402,3 +402,64 @@ fn writer_is_deterministic_and_ignores_tile_order() {
     w.tiles[0].blob[0] ^= 1;
     assert_ne!(w.to_bytes(), a);
 }
+
+/// A cell's certificates, from a region of shared lists (2.2) and from one
+/// of offsets (before 2.2) holding the same lists; out-of-range and
+/// corrupt entries give none.
+#[test]
+fn cert_cells_read_both_region_kinds() {
+    use walksurf_format::zerocopy::FromZeros;
+    use walksurf_format::zerocopy::little_endian::U32;
+    use walksurf_format::{Cert, CertIndexHeader, TileView};
+    let hot = TileHot::new_zeroed();
+    let certs: Vec<Cert> = (0..4)
+        .map(|i| {
+            let mut c = Cert::new_zeroed();
+            c.k.set(i as f32);
+            c
+        })
+        .collect();
+    // Cells (2, 3) .. (4, 3): records [0, 1], none, [2, 3]; and in the
+    // shared form the third cell reuses the first's list.
+    let index = CertIndexHeader {
+        x0: 2.into(),
+        y0: 3.into(),
+        w: 3.into(),
+        h: 1.into(),
+    };
+    let view = |cells: &[u32], lists: bool, certs: &'static [Cert]| {
+        let cells: Vec<U32> = cells.iter().map(|&c| c.into()).collect();
+        let cells: &'static [U32] = Box::leak(cells.into_boxed_slice());
+        TileView {
+            hot: Box::leak(Box::new(hot)),
+            piece_bvh: &[],
+            pieces: &[],
+            blocker_bvh: &[],
+            blockers: &[],
+            cert_index: index,
+            cert_cells: cells,
+            cert_lists: lists,
+            certs,
+            cert_walls: &[],
+            patches: &[],
+        }
+    };
+    let certs: &'static [Cert] = Box::leak(certs.into_boxed_slice());
+    let ks = |v: &TileView, i: usize, j: usize| v.certs_in_cell(i, j).iter().map(|c| c.k.get()).collect::<Vec<_>>();
+    let old = view(&[0, 2, 2, 4], false, certs);
+    assert_eq!(ks(&old, 2, 3), [0.0, 1.0]);
+    assert!(ks(&old, 3, 3).is_empty());
+    assert_eq!(ks(&old, 4, 3), [2.0, 3.0]);
+    let shared = view(&[2 << 24, 0, 2 << 24, 2], true, &certs[..2]);
+    assert_eq!(ks(&shared, 2, 3), [0.0, 1.0]);
+    assert!(ks(&shared, 3, 3).is_empty());
+    assert_eq!(ks(&shared, 4, 3), [0.0, 1.0]);
+    // Outside the rectangle, past the records, a reversed range: none.
+    for v in [&old, &shared] {
+        assert!(ks(v, 1, 3).is_empty() && ks(v, 5, 3).is_empty() && ks(v, 2, 2).is_empty());
+    }
+    let bad = view(&[(3 << 24) | 1, 255 << 24, 1 << 23, 2], true, &certs[..2]);
+    assert!(ks(&bad, 2, 3).is_empty() && ks(&bad, 3, 3).is_empty() && ks(&bad, 4, 3).is_empty());
+    let reversed = view(&[2, 0, 2, 4], false, certs);
+    assert!(ks(&reversed, 2, 3).is_empty());
+}

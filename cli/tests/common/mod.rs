@@ -87,6 +87,7 @@ pub fn walksurf_piped(dir: &TempDir, args: &[&str], input: impl Into<Vec<u8>>) -
     let mut child = Command::new(BIN)
         .args(args)
         .current_dir(&dir.0)
+        .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

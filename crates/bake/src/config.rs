@@ -13,6 +13,10 @@ pub enum UpAxis {
     Z,
 }
 
+/// Most worker threads a bake starts: more only costs time spawning them
+/// (the output is the same for any count).
+pub const MAX_THREADS: usize = 1024;
+
 /// Everything a bake depends on besides the triangles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -37,7 +41,7 @@ pub struct BakeConfig {
     pub max_sweep_len_cm: f64,
     /// Flat groups: largest distance of a vertex from the group's plane. [Units: cm]
     pub coplanar_dist_cm: f64,
-    /// Worker threads; 0 = one per core.
+    /// Worker threads; 0 = one per core. [Limit: <= MAX_THREADS]
     pub threads: usize,
 }
 
@@ -93,6 +97,9 @@ impl BakeConfig {
         }
         if !(self.collected_normal_z >= 0.0 && self.collected_normal_z < self.walkable_normal_z) {
             return Err("collected_normal_z must be in [0, walkable_normal_z)".into());
+        }
+        if self.threads > MAX_THREADS {
+            return Err(format!("threads must be at most {MAX_THREADS} (got {})", self.threads));
         }
         if self.tile_halo_cm() > walksurf_format::MAX_TILE_HALO_CM {
             return Err(format!(

@@ -196,7 +196,12 @@ impl PreviousTile<'_> {
             cut_pieces += usize::from(flags & walksurf_format::patch_flags::HEADROOM_CUT != 0);
             at += header + p.vertex_count as usize * vertex;
         }
-        let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(_, _, c, _)| c.len());
+        // (Cells × floors, as a bake counts them; the last entry is the
+        // record count.)
+        let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(_, cells, _, _)| {
+            let entries = cells.split_last().map_or(&[][..], |(_, e)| e);
+            entries.iter().map(|e| walksurf_format::cert_list(e.get()).len()).sum()
+        });
         TileStats {
             pieces,
             vertices,

@@ -15,12 +15,14 @@ pub mod config;
 pub mod error;
 pub mod geom;
 pub mod incremental;
+pub mod input_files;
 pub mod stage;
 pub mod tolerance;
 
-pub use config::{BakeConfig, UpAxis};
+pub use config::{BakeConfig, MAX_THREADS, UpAxis};
 pub use error::{BakeError, Location};
 pub use incremental::NotReusable;
+pub use input_files::input_files;
 pub use stage::ingest::{IngestReport, Mesh};
 
 use rayon::prelude::*;
@@ -431,29 +433,44 @@ fn read_prefix(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, fsync, rename, then (best effort) fsync of the directory so
-/// that the rename itself survives a crash. On any error the previous file
-/// is untouched and the temporary file removed. A process killed while
-/// writing may leave its temporary file (`.NAME.tmp-PID-N`) behind; the
-/// previous file is intact either way.
-///
-/// Readers that mapped the previous file keep reading it (the rename gives
-/// `path` a new inode): never rewrite a baked file in place.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
+/// Longest prefix of OUTPUT's name the temporary file's name keeps, in bytes
+/// (cut back to a char boundary): with `.` and `.tmp-PID-N` the name is at
+/// most 61 bytes whatever OUTPUT's, so any name the file system takes for
+/// OUTPUT works.
+const TEMP_NAME_PREFIX_BYTES: usize = 24;
+
+/// The directory of `path` and a fresh temporary file name in it:
+/// `.NAME.tmp-PID-N`, NAME being the first [`TEMP_NAME_PREFIX_BYTES`] of
+/// `path`'s name.
+fn temp_path(path: &Path) -> (&Path, std::path::PathBuf) {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let mut end = name.len().min(TEMP_NAME_PREFIX_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+    let tmp = dir.join(format!(".{}.tmp-{}-{n}", &name[..end], std::process::id()));
+    (dir, tmp)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, fsync, rename, then (best effort) fsync of the directory so
+/// that the rename itself survives a crash. On any error the previous file
+/// is untouched and the temporary file removed. A process killed while
+/// writing may leave its temporary file (`.NAME.tmp-PID-N`, NAME cut to 24
+/// bytes) behind; the previous file is intact either way.
+///
+/// Readers that mapped the previous file keep reading it (the rename gives
+/// `path` a new inode): never rewrite a baked file in place.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let (dir, tmp) = temp_path(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -467,6 +484,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     sync_dir(dir);
     Ok(())
+}
+
+/// Checks that [`write_atomic`] can create its temporary file next to
+/// `path`, by creating and removing one: a caller can report an unwritable
+/// or missing directory before it spends time making the bytes. The rename
+/// may still fail later (e.g. `path` is a directory).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let (_, tmp) = temp_path(path);
+    std::fs::File::create(&tmp)?;
+    std::fs::remove_file(&tmp)
 }
 
 /// Makes a rename in `dir` durable. Best effort: not every platform or file
@@ -501,5 +528,79 @@ mod spread_tests {
                 assert!((sum(a) - sum(b)).abs() <= n as f64 / 2.0, "n = {n}: {s:?}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod write_atomic_tests {
+    use super::{TEMP_NAME_PREFIX_BYTES, check_writable, temp_path, write_atomic};
+    use std::path::Path;
+
+    // The temporary name keeps at most 24 bytes of OUTPUT's name, cut on a
+    // char boundary (a 2-byte 'é' straddles byte 24 here), in OUTPUT's
+    // directory.
+    #[test]
+    fn temp_name_is_short_and_in_the_same_directory() {
+        let long = format!("{}é{}.wsurf", "a".repeat(23), "b".repeat(200));
+        let out = Path::new("some/dir").join(&long);
+        let (dir, tmp) = temp_path(&out);
+        assert_eq!(dir, Path::new("some/dir"));
+        assert_eq!(tmp.parent(), Some(Path::new("some/dir")));
+        let name = tmp.file_name().and_then(|n| n.to_str()).expect("utf-8");
+        assert!(name.starts_with(&format!(".{}.tmp-", "a".repeat(23))), "{name}");
+        // `.`, the prefix, `.tmp-`, a u32 pid, `-`, a u64 counter.
+        assert!(name.len() <= 1 + TEMP_NAME_PREFIX_BYTES + 5 + 10 + 1 + 20, "{name}");
+        let (dir, tmp) = temp_path(Path::new("x.wsurf"));
+        assert_eq!(dir, Path::new("."));
+        assert!(
+            tmp.to_string_lossy().starts_with("./.x.wsurf.tmp-"),
+            "{}",
+            tmp.display()
+        );
+    }
+
+    // A 250-byte name (NAME_MAX is 255 on common file systems) is written,
+    // and nothing else is left in the directory.
+    #[test]
+    fn a_long_output_name_is_written_and_nothing_left_behind() {
+        let dir = std::env::temp_dir().join(format!("walksurf-write-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let out = dir.join(format!("{}.wsurf", "a".repeat(244)));
+        check_writable(&out).expect("writable");
+        write_atomic(&out, b"bytes").expect("write");
+        assert_eq!(std::fs::read(&out).expect("read"), b"bytes");
+        assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 1);
+        // Into a directory: an error, the directory and the dir untouched.
+        let sub = dir.join("sub");
+        std::fs::create_dir(&sub).expect("mkdir");
+        assert!(write_atomic(&sub, b"bytes").is_err());
+        assert!(sub.is_dir());
+        assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 2);
+        assert!(check_writable(&dir.join("missing").join("x.wsurf")).is_err());
+        std::fs::remove_dir_all(&dir).expect("rm");
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::{BakeConfig, MAX_THREADS};
+
+    // 0 means one per core; more than MAX_THREADS is refused, naming the
+    // setting.
+    #[test]
+    fn threads_are_limited() {
+        for ok in [0, 1, MAX_THREADS] {
+            let c = BakeConfig {
+                threads: ok,
+                ..BakeConfig::default()
+            };
+            assert_eq!(c.validate(), Ok(()), "{ok}");
+        }
+        let c = BakeConfig {
+            threads: MAX_THREADS + 1,
+            ..BakeConfig::default()
+        };
+        assert!(c.validate().is_err_and(|e| e.contains("threads")));
     }
 }

@@ -29,10 +29,10 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Uniform in `[0, n)` (`n > 0`; the modulo bias is negligible for the
-    /// small `n` of tests).
+    /// Uniform in `[0, n)`, or 0 when `n` is 0 (the modulo bias is
+    /// negligible for the small `n` of tests).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.next_u64().checked_rem(n as u64).unwrap_or(0) as usize
     }
 
     /// Uniform in `[lo, hi)`.
@@ -112,6 +112,8 @@ const DROP_HEIGHTS_CM: [f64; 3] = [30.0, 10.0, 3.0];
 /// Extra drop distance (cm) beyond the start height; covers a capsule resting
 /// up to this much below the sampled point (e.g. slipping off a small piece).
 const DROP_EXTRA_CM: f64 = 100.0;
+/// Most queries [`generate`] allocates room for before it draws any.
+const MAX_PREALLOCATED_QUERIES: usize = 1 << 16;
 /// Seed perturbation of the abnormal stream (independent of the ground count).
 const ABNORMAL_STREAM: u64 = 0xA5A5_5A5A_0F0F_F0F0;
 
@@ -138,7 +140,9 @@ pub fn generate(oracle: &Oracle, vertices: &[Vec3], triangles: &[[u32; 3]], cfg:
             *vertices.get(t[2] as usize)?,
         ])
     };
-    let mut out = Vec::with_capacity(cfg.ground + cfg.abnormal);
+    // Counts come from the caller (a command line): no overflow, and no
+    // up-front allocation larger than a typical corpus (it grows as needed).
+    let mut out = Vec::with_capacity(cfg.ground.saturating_add(cfg.abnormal).min(MAX_PREALLOCATED_QUERIES));
 
     // Walkable triangles with cumulative areas (in triangle order).
     let mut walkable: Vec<([Vec3; 3], f64)> = Vec::new();

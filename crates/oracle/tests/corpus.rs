@@ -149,3 +149,19 @@ fn walls_only_gives_empty_ground_set() {
     assert_eq!(q.len(), 10);
     assert!(q.iter().all(|g| g.class == QueryClass::Abnormal));
 }
+
+/// Counts are caller data: the largest ones neither overflow nor allocate
+/// up front. A wall has no walkable triangle, so `usize::MAX` ground
+/// queries draw nothing and the call returns the one abnormal query asked
+/// for (it overflowed `ground + abnormal` before).
+#[test]
+fn huge_counts_do_not_overflow() {
+    let v = vec![[0.0, 0.0, 0.0], [100.0, 0.0, 0.0], [100.0, 0.0, 100.0]];
+    let t = vec![[0, 1, 2]];
+    let o = Oracle::new(&v, &t).expect("mesh");
+    assert_eq!(generate(&o, &v, &t, &cfg(1, usize::MAX, 1)).len(), 1);
+    assert!(generate(&o, &v, &t, &cfg(1, usize::MAX, 0)).is_empty());
+    let mut rng = Rng::new(3);
+    assert_eq!(rng.below(0), 0);
+    assert!(rng.below(7) < 7);
+}

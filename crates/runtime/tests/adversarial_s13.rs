@@ -516,7 +516,7 @@ fn tile_line_points(rng: &mut Rng, c: [f64; 2], span: f64, n: usize) -> Vec<[f64
 }
 
 /// The file's bytes with every tile's certificates switched off (its
-/// `HAS_CERTS` flag cleared): every query takes the full path.
+/// certificate flags cleared): every query takes the full path.
 fn without_certs(bytes: &[u8]) -> Vec<u8> {
     let layout = FileView::parse(bytes).expect("parse");
     let view = FileView::new(bytes, &layout).expect("view");
@@ -524,7 +524,8 @@ fn without_certs(bytes: &[u8]) -> Vec<u8> {
     let at: Vec<usize> = view.hot.iter().map(|h| &h.flags as *const _ as usize - base).collect();
     let mut out = bytes.to_vec();
     for o in at {
-        let f = u32::from_le_bytes(out[o..o + 4].try_into().expect("4 bytes")) & !tile_flags::HAS_CERTS;
+        let f = u32::from_le_bytes(out[o..o + 4].try_into().expect("4 bytes"))
+            & !(tile_flags::HAS_CERTS | tile_flags::HAS_CERT_LISTS);
         out[o..o + 4].copy_from_slice(&f.to_le_bytes());
     }
     out

@@ -1135,19 +1135,21 @@ fn map(level: &Level) -> Map {
         if let Some(o) = tile.blockers.first().and_then(|b| offset_of(bytes, b)) {
             boundaries.extend([o, o + 40 * tile.blockers.len()]);
         }
-        // The certificate region: index header, offsets, records, walls.
-        if h.flags.get() & tile_flags::HAS_CERTS != 0
-            && let Some(oo) = offset_of(bytes, tile.cert_offsets.as_ptr())
+        // The certificate region: index header, cell entries, records, walls.
+        if h.flags.get() & tile_flags::HAS_CERT_LISTS != 0
+            && let Some(oo) = offset_of(bytes, tile.cert_cells.as_ptr())
         {
             let ho = oo - 8;
             boundaries.extend([ho, oo]);
             for (k, n) in ["x0", "y0", "w", "h"].iter().enumerate() {
                 certs.push(field(format!("tile[{t}].cert_index.{n}"), ho + 2 * k, U16, Plain));
             }
-            let no = tile.cert_offsets.len();
+            let no = tile.cert_cells.len();
             for k in [0, 1, no / 3, no / 2, no - 2, no - 1] {
                 let nc = tile.certs.len() as i64;
-                certs.push(field(format!("tile[{t}].cert_offsets[{k}]"), oo + 4 * k, U32, Plain).with([nc, nc + 1]));
+                // (Past the records, and the longest list from the first.)
+                let values = [nc, nc + 1, (1 << 24) | nc, 255 << 24];
+                certs.push(field(format!("tile[{t}].cert_cells[{k}]"), oo + 4 * k, U32, Plain).with(values));
             }
             let nc = tile.certs.len();
             let nw = tile.cert_walls.len() as i64;

@@ -631,7 +631,7 @@ fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
 
 /// A relative URI reference as a path: `%XX` escapes decoded (a `%` not
 /// followed by two hex digits is kept as it is).
-fn percent_decode(uri: &str) -> String {
+pub(crate) fn percent_decode(uri: &str) -> String {
     let b = uri.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

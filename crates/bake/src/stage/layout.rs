@@ -16,8 +16,8 @@ use crate::stage::tiling::TileContent;
 use crate::tolerance::{CERT_BAND_CM, CERT_LIST_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
 use walksurf_format::{
-    BVH_EMPTY, Blocker, BvhLine, BvhNode, PatchRecord, PieceHeader, TileHot, TileQuant, TileRecordInput, VertexFixed,
-    align_up, from_fixed, patch_flags, piece_z_err_cm, round_up_f32, to_fixed_checked,
+    BVH_EMPTY, Blocker, BvhLine, BvhNode, Cert, PatchRecord, PieceHeader, TileHot, TileQuant, TileRecordInput,
+    VertexFixed, align_up, from_fixed, patch_flags, piece_z_err_cm, round_up_f32, to_fixed_checked,
 };
 
 /// A box to put in a BVH and the leaf value it stands for.
@@ -270,15 +270,16 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         band_cm: CERT_BAND_CM,
     };
     let (cert_offsets, certs, cert_walls) = certificates(&cert_prims, reach);
+    let (cert_entries, certs) = share_cert_lists(&cert_offsets, &certs);
+    stats.certificates = cert_entries.iter().map(|&e| walksurf_format::cert_list(e).len()).sum();
     let mut flags = 0;
     if !certs.is_empty() {
-        flags |= walksurf_format::tile_flags::HAS_CERTS;
+        flags |= walksurf_format::tile_flags::HAS_CERT_LISTS;
         blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
-        write_cert_index(&mut blob, &cert_offsets);
+        write_cert_index(&mut blob, &cert_entries, certs.len());
         blob.extend_from_slice(certs.as_bytes());
         blob.extend_from_slice(cert_walls.as_bytes());
     }
-    stats.certificates = certs.len();
     if !patch_table.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_PATCHES;
         blob.extend_from_slice(patch_table.as_bytes());
@@ -544,33 +545,60 @@ fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     hull
 }
 
+/// Stores each distinct cell list once (flat ground repeats one list in
+/// every cell): the cells' [`walksurf_format::cert_list`] entries (full
+/// grid, 0 for none) and the records they name. A list longer than
+/// [`walksurf_format::MAX_CERT_LIST`] is not stored (its cell takes the
+/// full path).
+fn share_cert_lists(offsets: &[u32], certs: &[Cert]) -> (Vec<u32>, Vec<Cert>) {
+    let mut first_of: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
+    let mut shared = Vec::new();
+    let entries = offsets
+        .windows(2)
+        .map(|w| {
+            let list = &certs[w[0] as usize..w[1] as usize];
+            if list.is_empty() || list.len() > walksurf_format::MAX_CERT_LIST {
+                return 0;
+            }
+            let first = *first_of.entry(list.as_bytes()).or_insert_with(|| {
+                shared.extend_from_slice(list);
+                (shared.len() - list.len()) as u32
+            });
+            if first > walksurf_format::CERT_LIST_FIRST_MASK {
+                return 0;
+            }
+            first | (list.len() as u32) << 24
+        })
+        .collect();
+    (entries, shared)
+}
+
 /// Writes the certificate index: the rectangle of cells holding any
-/// certificate, then its cells' offsets (from the full-grid `offsets`).
-fn write_cert_index(blob: &mut Vec<u8>, offsets: &[u32]) {
+/// certificate, its cells' entries (from the full-grid `entries`), then
+/// the record count.
+fn write_cert_index(blob: &mut Vec<u8>, entries: &[u32], records: usize) {
     let n = walksurf_format::CERT_CELLS;
-    let count = |x: usize, y: usize| offsets[y * n + x + 1] - offsets[y * n + x];
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
     for y in 0..n {
         for x in 0..n {
-            if count(x, y) > 0 {
+            if entries[y * n + x] != 0 {
                 (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
             }
         }
     }
     let header = walksurf_format::CertIndexHeader {
-        x0: (x0 as u16).into(),
-        y0: (y0 as u16).into(),
+        x0: (x0.min(x1) as u16).into(),
+        y0: (y0.min(y1) as u16).into(),
         w: (x1.saturating_sub(x0) as u16).into(),
         h: (y1.saturating_sub(y0) as u16).into(),
     };
     blob.extend_from_slice(header.as_bytes());
     for y in y0..y1 {
         for x in x0..x1 {
-            blob.extend_from_slice(&offsets[y * n + x].to_le_bytes());
+            blob.extend_from_slice(&entries[y * n + x].to_le_bytes());
         }
     }
-    let last = if y1 > y0 { offsets[(y1 - 1) * n + x1] } else { 0 };
-    blob.extend_from_slice(&last.to_le_bytes());
+    blob.extend_from_slice(&(records as u32).to_le_bytes());
 }
 
 #[cfg(test)]

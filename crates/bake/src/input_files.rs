@@ -1,0 +1,124 @@
+//! The files a bake of a level reads: the level itself and, for glTF, the
+//! external files its JSON names (buffers, and images, which a bake does
+//! not read but a caller must not overwrite either). A caller uses it to
+//! refuse an output that would replace one of its inputs.
+
+use crate::stage::ingest::percent_decode;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// GLB header: magic, version, length; then the first chunk's length and
+/// type, which is JSON.
+const GLB_MAGIC: &[u8; 4] = b"glTF";
+const GLB_JSON_CHUNK: &[u8; 4] = b"JSON";
+const GLB_PREFIX_BYTES: usize = 20;
+
+/// `path`, then every external file its glTF JSON names (relative URIs,
+/// resolved next to `path` with `%XX` escapes decoded, as ingest does),
+/// each once. Best effort, never an error: a file that cannot be read or
+/// parsed contributes only `path` (its bake will report why).
+pub fn input_files(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let json = match ext.as_str() {
+        "gltf" => std::fs::read(path).ok(),
+        "glb" => glb_json(path),
+        _ => None,
+    };
+    let Some(doc) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(&j).ok()) else {
+        return out;
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for key in ["buffers", "images"] {
+        let uris = doc[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["uri"].as_str());
+        for uri in uris.filter(|u| !u.starts_with("data:")) {
+            let file = dir.join(percent_decode(uri));
+            if !out.contains(&file) {
+                out.push(file);
+            }
+        }
+    }
+    out
+}
+
+/// The JSON chunk of the GLB at `path`, reading no more of the file than
+/// the chunk (the BIN chunk after it may be large).
+fn glb_json(path: &Path) -> Option<Vec<u8>> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let file_len = f.metadata().ok()?.len();
+    let mut head = [0u8; GLB_PREFIX_BYTES];
+    f.read_exact(&mut head).ok()?;
+    if &head[0..4] != GLB_MAGIC || &head[16..20] != GLB_JSON_CHUNK {
+        return None;
+    }
+    let len = u64::from(u32::from_le_bytes([head[12], head[13], head[14], head[15]]));
+    if len > file_len {
+        return None;
+    }
+    let mut json = Vec::new();
+    f.take(len).read_to_end(&mut json).ok()?;
+    Some(json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("walksurf-input-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        dir
+    }
+
+    // A .gltf names a buffer (escaped), an image and a data URI: the two
+    // files are listed next to it, the data URI is not.
+    #[test]
+    fn gltf_lists_its_external_buffers_and_images() {
+        let dir = temp_dir("gltf");
+        let level = dir.join("level.gltf");
+        let json = r#"{"asset":{"version":"2.0"},
+            "buffers":[{"uri":"my%20mesh.bin","byteLength":4},{"uri":"data:application/octet-stream;base64,AAAA","byteLength":3}],
+            "images":[{"uri":"tex.png"},{"uri":"my%20mesh.bin"}]}"#;
+        std::fs::write(&level, json).expect("write");
+        assert_eq!(
+            input_files(&level),
+            [level.clone(), dir.join("my mesh.bin"), dir.join("tex.png")]
+        );
+        std::fs::remove_dir_all(&dir).expect("rm");
+    }
+
+    // A GLB's JSON chunk is read; a truncated one, an OBJ or a missing
+    // file give the path alone.
+    #[test]
+    fn glb_json_chunk_and_best_effort() {
+        let dir = temp_dir("glb");
+        let json = br#"{"buffers":[{"uri":"extra.bin"}]}"#;
+        let mut glb = Vec::new();
+        glb.extend_from_slice(b"glTF");
+        glb.extend_from_slice(&2u32.to_le_bytes());
+        glb.extend_from_slice(&((20 + json.len()) as u32).to_le_bytes());
+        glb.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        glb.extend_from_slice(b"JSON");
+        glb.extend_from_slice(json);
+        let level = dir.join("level.glb");
+        std::fs::write(&level, &glb).expect("write");
+        assert_eq!(input_files(&level), [level.clone(), dir.join("extra.bin")]);
+        std::fs::write(&level, &glb[..glb.len() - 3]).expect("write");
+        assert_eq!(input_files(&level), vec![level.clone()]);
+        let obj = dir.join("level.obj");
+        std::fs::write(&obj, "mtllib x.mtl\n").expect("write");
+        assert_eq!(input_files(&obj), vec![obj.clone()]);
+        let missing = dir.join("missing.gltf");
+        assert_eq!(input_files(&missing), vec![missing]);
+        std::fs::remove_dir_all(&dir).expect("rm");
+    }
+}
