@@ -31,6 +31,7 @@
 
 use crate::geom::{clipped_area, convex_overlap_area, polygon_area, signed_area2, xy_box};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use walksurf_format::zerocopy::IntoBytes;
 use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_SUBCELLS, Cert, CertWall};
 
@@ -327,7 +328,7 @@ impl Grid<'_> {
         let mut walls: Vec<CertWall> = Vec::new();
         let mut listed: Vec<Foot> = Vec::new();
         let mut stored: Vec<CertWall> = Vec::new();
-        let mut shared: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        let mut shared: HashMap<u64, usize> = HashMap::new();
         let mut parts: Vec<u32> = Vec::new();
         let mut by_plane: Vec<(u32, u32)> = Vec::new();
         let mut members: Vec<u32> = Vec::new();
@@ -570,25 +571,11 @@ impl Grid<'_> {
                     stored.clear();
                     stored.extend(listed.iter().map(Foot::stored));
                     // Neighbouring cells often list the same footprints:
-                    // one copy serves them all.
-                    let key = {
-                        use std::hash::{Hash, Hasher};
-                        let mut h = std::hash::DefaultHasher::new();
-                        stored.as_bytes().hash(&mut h);
-                        h.finish()
-                    };
-                    let same = |&first: &usize| {
-                        walls
-                            .get(first..first + stored.len())
-                            .is_some_and(|w| w.as_bytes() == stored.as_bytes())
-                    };
-                    let first_wall = match shared.get(&key).filter(|f| same(f)) {
-                        Some(&first) => first,
-                        None => {
-                            shared.insert(key, walls.len());
-                            walls.extend_from_slice(&stored);
-                            walls.len() - stored.len()
-                        }
+                    // one copy serves them all. (Most list none.)
+                    let first_wall = if stored.is_empty() {
+                        0
+                    } else {
+                        Self::share_walls(&stored, &mut walls, &mut shared)
                     };
                     let word = if listed.is_empty() {
                         0
@@ -615,6 +602,25 @@ impl Grid<'_> {
             }
         }
         Band { offsets, certs, walls }
+    }
+
+    /// Where `stored` begins in `walls`: an earlier copy (found by its hash
+    /// in `shared`) or one appended now.
+    fn share_walls(stored: &[CertWall], walls: &mut Vec<CertWall>, shared: &mut HashMap<u64, usize>) -> usize {
+        let key = walksurf_format::hash64(stored.as_bytes());
+        let same = |&first: &usize| {
+            walls
+                .get(first..first + stored.len())
+                .is_some_and(|w| w.as_bytes() == stored.as_bytes())
+        };
+        match shared.get(&key).filter(|f| same(f)) {
+            Some(&first) => first,
+            None => {
+                shared.insert(key, walls.len());
+                walls.extend_from_slice(stored);
+                walls.len() - stored.len()
+            }
+        }
     }
 }
 

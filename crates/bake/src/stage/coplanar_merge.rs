@@ -156,15 +156,17 @@ fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
 /// Where a flat group's triangles meet without sharing their edge (a
 /// T-junction, or vertices that were not welded) and the two sides part by
 /// more than [`SEAM_CONTINUOUS_CM`](crate::tolerance::SEAM_CONTINUOUS_CM):
-/// the four ends (world cm) of each such overlap of two boundary edges.
-/// The pieces treat the group as one surface; there it is not.
+/// the four ends (world cm) of each such overlap of two boundary edges
+/// that comes within [`SEAM_NEAR_CM`](crate::tolerance::SEAM_NEAR_CM) of
+/// the box `within` (a tile's square and halo; farther ones are not looked
+/// for). The pieces treat the group as one surface; there it is not.
 ///
 /// Boundary edges (used by one triangle of the group) are bucketed by a
 /// coarse XY grid; each pair in a bucket that lies along one line (within
 /// [`SEAM_NEAR_CM`](crate::tolerance::SEAM_NEAR_CM)) and overlaps is
 /// compared at the ends of its overlap, where a distance between two
 /// segments along one line is largest.
-pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4]> {
+pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], [f64; 2])) -> Vec<[[f64; 3]; 4]> {
     type Key = [u64; 3];
     use crate::tolerance::{SEAM_CONTINUOUS_CM, SEAM_NEAR_CM};
     // Boundary edges (used once), each from its smaller end by position,
@@ -193,23 +195,35 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch) -> Vec<[[f64; 3]; 4
     if boundary.len() < 2 {
         return Vec::new();
     }
-    // Buckets of a coarse grid: each edge in the cells of its box that it
-    // passes near (a long diagonal edge crosses few of them).
+    // Buckets of a coarse grid: each edge in the cells it passes within
+    // SEAM_NEAR_CM of (two edges that near each other share one), column
+    // by column: the part of the edge over the column, grown, gives its
+    // rows (work along the edge, not over its box: a ground triangle's
+    // edge may be kilometres long, and every tile it reaches asks).
     const CELL_CM: f64 = 200.0;
+    // (Grown a little more: rounding must not drop a cell.)
+    let near = SEAM_NEAR_CM + 1e-3;
     let cell = |v: f64| (v / CELL_CM).floor() as i64;
+    // (Only the cells near `within`.)
+    let (x_lo, x_hi) = (cell(within.0[0] - near), cell(within.1[0] + near));
+    let (y_lo, y_hi) = (cell(within.0[1] - near), cell(within.1[1] + near));
     let mut cells: Vec<((i64, i64), u32)> = Vec::new();
     for (e, [a, b]) in boundary.iter().enumerate() {
-        let (x0, x1) = (cell(a[0].min(b[0]) - SEAM_NEAR_CM), cell(a[0].max(b[0]) + SEAM_NEAR_CM));
-        let (y0, y1) = (cell(a[1].min(b[1]) - SEAM_NEAR_CM), cell(a[1].max(b[1]) + SEAM_NEAR_CM));
-        // Within this of a cell's centre, the segment may pass within
-        // SEAM_NEAR_CM of the cell.
-        let near = CELL_CM * std::f64::consts::FRAC_1_SQRT_2 + SEAM_NEAR_CM;
-        for x in x0..=x1 {
-            for y in y0..=y1 {
-                let c = [(x as f64 + 0.5) * CELL_CM, (y as f64 + 0.5) * CELL_CM];
-                if crate::geom::segment_xy_distance(c, *a, *b) <= near {
-                    cells.push(((x, y), e as u32));
-                }
+        let dx = b[0] - a[0];
+        for x in cell(a[0].min(b[0]) - near).max(x_lo)..=cell(a[0].max(b[0]) + near).min(x_hi) {
+            let (lo, hi) = (x as f64 * CELL_CM - near, (x + 1) as f64 * CELL_CM + near);
+            let (t0, t1) = if dx == 0.0 {
+                (0.0, 1.0)
+            } else {
+                let (ta, tb) = ((lo - a[0]) / dx, (hi - a[0]) / dx);
+                (ta.min(tb).max(0.0), ta.max(tb).min(1.0))
+            };
+            if t0 > t1 {
+                continue;
+            }
+            let (ya, yb) = (a[1] + t0 * (b[1] - a[1]), a[1] + t1 * (b[1] - a[1]));
+            for y in cell(ya.min(yb) - near).max(y_lo)..=cell(ya.max(yb) + near).min(y_hi) {
+                cells.push(((x, y), e as u32));
             }
         }
     }
@@ -335,6 +349,15 @@ mod tests {
     /// The seams of one group made of all of `triangles` (vertices welded
     /// by index as given).
     fn seams(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Vec<[[f64; 3]; 4]> {
+        seams_within(vertices, triangles, ([f64::MIN / 4.0; 2], [f64::MAX / 4.0; 2]))
+    }
+
+    /// [`seams`], looked for near the box `within` only.
+    fn seams_within(
+        vertices: Vec<[f64; 3]>,
+        triangles: Vec<[u32; 3]>,
+        within: ([f64; 2], [f64; 2]),
+    ) -> Vec<[[f64; 3]; 4]> {
         let n = triangles.len();
         let mesh = Mesh {
             vertices,
@@ -347,7 +370,7 @@ mod tests {
             residual_cm: 0.0,
             triangles: tris.clone(),
         };
-        rough_seams(&mesh, &tris, &patch)
+        rough_seams(&mesh, &tris, &patch, within)
     }
 
     /// A rectangle below y = 100 and a fan above it from `t` on its top
@@ -403,8 +426,17 @@ mod tests {
         ];
         // Below the diagonal one triangle; above it two, from a raised
         // T-vertex on the diagonal; joined at the corners.
-        let found = seams(v, vec![[0, 2, 1], [0, 4, 3], [4, 1, 3]]);
+        let tris = vec![[0, 2, 1], [0, 4, 3], [4, 1, 3]];
+        let found = seams(v.clone(), tris.clone());
         assert_eq!(found.len(), 2, "{found:?}");
+        // Looked for in a tile's box on the diagonal's first half: the
+        // seam of the upper edge from (0, 0) to the T-vertex only; in a box
+        // 33 000 cm off the diagonal (the edges pass nowhere near): none.
+        let on = seams_within(v.clone(), tris.clone(), ([10_000.0; 2], [13_200.0; 2]));
+        assert_eq!(on.len(), 1, "{on:?}");
+        assert!(found.contains(&on[0]) && on[0][0] == [0.0; 3], "{on:?}");
+        let off = seams_within(v, tris, ([50_000.0, 0.0], [53_200.0, 3200.0]));
+        assert!(off.is_empty(), "{off:?}");
     }
 
     #[test]

@@ -553,6 +553,8 @@ fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
 fn share_cert_lists(offsets: &[u32], certs: &[Cert]) -> (Vec<u32>, Vec<Cert>) {
     let mut first_of: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
     let mut shared = Vec::new();
+    // (The cell before is the likeliest twin: checked first.)
+    let mut before: Option<(&[u8], u32)> = None;
     let entries = offsets
         .windows(2)
         .map(|w| {
@@ -560,10 +562,15 @@ fn share_cert_lists(offsets: &[u32], certs: &[Cert]) -> (Vec<u32>, Vec<Cert>) {
             if list.is_empty() || list.len() > walksurf_format::MAX_CERT_LIST {
                 return 0;
             }
-            let first = *first_of.entry(list.as_bytes()).or_insert_with(|| {
-                shared.extend_from_slice(list);
-                (shared.len() - list.len()) as u32
-            });
+            let bytes = list.as_bytes();
+            let first = match before {
+                Some((b, first)) if b == bytes => first,
+                _ => *first_of.entry(bytes).or_insert_with(|| {
+                    shared.extend_from_slice(list);
+                    (shared.len() - list.len()) as u32
+                }),
+            };
+            before = Some((bytes, first));
             if first > walksurf_format::CERT_LIST_FIRST_MASK {
                 return 0;
             }

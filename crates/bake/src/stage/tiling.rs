@@ -229,7 +229,7 @@ fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 37;
+pub const TILE_PIPELINE_VERSION: u32 = 38;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -304,7 +304,13 @@ pub fn build_tile_hashed(
     let halo = config.tile_halo_cm();
 
     let flats = flat_groups(mesh, classes, tris, config);
-    let group_seams: Vec<Vec<[[f64; 3]; 4]>> = flats.patches.iter().map(|g| rough_seams(mesh, tris, g)).collect();
+    // (Seams matter where the tile's pieces are: its square and halo.)
+    let square = (origin.map(|o| o - halo), origin.map(|o| o + TILE_SIZE_CM + halo));
+    let group_seams: Vec<Vec<[[f64; 3]; 4]>> = flats
+        .patches
+        .iter()
+        .map(|g| rough_seams(mesh, tris, g, square))
+        .collect();
     let mut pieces = Vec::new();
     let mut blockers = Vec::new();
     let mut demoted = 0;
