@@ -284,6 +284,9 @@ pub mod tile_flags {
     /// equal lists share one (format 2.2). A region has this bit or
     /// [`HAS_CERTS`], not both.
     pub const HAS_CERT_LISTS: u32 = 4;
+    /// With [`HAS_CERT_LISTS`]: the region holds one cell entry, which
+    /// every cell of its rectangle uses (open flat ground).
+    pub const CERT_LISTS_UNIFORM: u32 = 8;
 }
 
 /// A cell's entry in a [`tile_flags::HAS_CERT_LISTS`] region: the range of
@@ -377,7 +380,8 @@ pub fn round_up_f32(v: f64) -> f32 {
 
 /// Start of a tile's certificate region: the rectangle of cells that hold
 /// any certificate (`x0 + w ≤ CERT_CELLS`, `y0 + h ≤ CERT_CELLS`), followed
-/// by `w·h` `u32` cell entries (row-major) and the record count, the
+/// by `w·h` `u32` cell entries (row-major; one, used by every cell, with
+/// [`tile_flags::CERT_LISTS_UNIFORM`]) and the record count, the
 /// [`Cert`] records and the [`CertWall`]s. An entry is a [`cert_list`]
 /// ([`tile_flags::HAS_CERT_LISTS`]) or, in files before 2.2
 /// ([`tile_flags::HAS_CERTS`]), an offset: cell k's records are then

@@ -396,7 +396,9 @@ pub fn cert_region<'a>(
     if index.x0.get() as usize + w > CERT_CELLS || index.y0.get() as usize + h > CERT_CELLS {
         return None;
     }
-    let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, w * h + 1).ok()?;
+    let uniform = hot.flags.get() & tile_flags::CERT_LISTS_UNIFORM != 0 && flags == tile_flags::HAS_CERT_LISTS;
+    let cells = if uniform { 1 } else { w * h };
+    let (offsets, rest) = <[U32]>::ref_from_prefix_with_elems(rest, cells + 1).ok()?;
     let n = offsets.last()?.get() as usize;
     let (certs, rest) = <[Cert]>::ref_from_prefix_with_elems(rest, n).ok()?;
     let walls = rest.len() / size_of::<CertWall>();
@@ -461,7 +463,12 @@ impl<'a> TileView<'a> {
         if i < x0 || j < y0 || i >= x0 + w || j >= y0 + h {
             return &[];
         }
-        let k = (j - y0) * w + (i - x0);
+        // (One entry and the count: a uniform region, or a single cell.)
+        let k = if self.cert_cells.len() <= 2 {
+            0
+        } else {
+            (j - y0) * w + (i - x0)
+        };
         let at = |k: usize| self.cert_cells.get(k).map(|o| o.get());
         let range = if self.cert_lists {
             at(k).map(cert_list)

@@ -198,9 +198,12 @@ impl PreviousTile<'_> {
         }
         // (Cells × floors, as a bake counts them; the last entry is the
         // record count.)
-        let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(_, cells, _, _)| {
+        let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(index, cells, _, _)| {
             let entries = cells.split_last().map_or(&[][..], |(_, e)| e);
-            entries.iter().map(|e| walksurf_format::cert_list(e.get()).len()).sum()
+            let sum: usize = entries.iter().map(|e| walksurf_format::cert_list(e.get()).len()).sum();
+            // (One entry serves every cell of a uniform region.)
+            let cells = usize::from(index.w.get()) * usize::from(index.h.get());
+            if entries.len() == 1 { sum * cells } else { sum }
         });
         TileStats {
             pieces,

@@ -651,3 +651,79 @@ fn check(
     total.merge(&line);
     total.merge(&sweep);
 }
+
+/// Open flat ground (format 2.2): a tile whose every cell holds the same
+/// certificate list stores one entry for all of them, and the queries
+/// over it (and over the tile beside it, where a box stands and the lists
+/// differ) agree with the oracle and are certified.
+#[test]
+fn open_ground_stores_one_list_for_the_tile() {
+    use walksurf_format::{FileView, tile_flags};
+    let mut lb = LevelBuilder::new();
+    lb.floor([-1000.0, 7400.0], [-1000.0, 4200.0], 0.0, Winding::Up);
+    // A box on the second tile.
+    let (x0, y0, s, h) = (4600.0, 1500.0, 120.0, 80.0);
+    lb.quad(
+        [[x0, y0, h], [x0 + s, y0, h], [x0 + s, y0 + s, h], [x0, y0 + s, h]],
+        Winding::Up,
+    );
+    for (a, b) in [
+        ([x0, y0], [x0 + s, y0]),
+        ([x0 + s, y0], [x0 + s, y0 + s]),
+        ([x0 + s, y0 + s], [x0, y0 + s]),
+        ([x0, y0 + s], [x0, y0]),
+    ] {
+        lb.quad(
+            [[a[0], a[1], 0.0], [b[0], b[1], 0.0], [b[0], b[1], h], [a[0], a[1], h]],
+            Winding::Both,
+        );
+    }
+    let mesh = lb.build();
+    let baked = walksurf_bake::bake_mesh(&mesh, &walksurf_bake::BakeConfig::default(), 1, &walksurf_bake::Silent)
+        .expect("bake");
+    let layout = FileView::parse(&baked.bytes).expect("parse");
+    let view = FileView::new(&baked.bytes, &layout).expect("view");
+    let uniform = |x: i32, y: i32| {
+        let slot = view.tile_slot(x, y).expect("tile");
+        let hot = &view.hot[slot as usize];
+        let tile = view.tile(hot).expect("tile view");
+        (
+            hot.flags.get() & tile_flags::CERT_LISTS_UNIFORM != 0,
+            tile.cert_cells.len(),
+        )
+    };
+    assert_eq!(uniform(0, 0), (true, 2), "the open tile: one entry and the count");
+    assert!(!uniform(1, 0).0, "the tile with the box has lists of its own");
+    let surface = Surface::from_bytes(&baked.bytes).expect("open");
+    let oracle = Oracle::new(&mesh.vertices, &mesh.triangles).expect("oracle");
+    let agent = Agent::DEFAULT;
+    let mut floors = Vec::new();
+    let mut sweeps = Vec::new();
+    for i in 0..60 {
+        for j in 0..30 {
+            let p = [-300.0 + i as f64 * 113.7, -300.0 + j as f64 * 131.3];
+            floors.push(standing(agent, p));
+            let d = [16.67 * (i as f64 * 0.37).cos(), 16.67 * (j as f64 * 0.61).sin()];
+            sweeps.push(SweepQuery::new([p[0], p[1], 2.15 + agent.half_height_cm], d));
+        }
+    }
+    let t = compare_capsule(&surface, &oracle, &floors);
+    t.assert_no_errors("open ground capsule");
+    let s = compare_sweep_tally(&surface, &oracle, &sweeps);
+    s.assert_no_errors("open ground sweeps");
+    // Over the open tile's interior the certificates answer every query.
+    let inner = |p: [f64; 3]| (100.0..3100.0).contains(&p[0]) && (100.0..3100.0).contains(&p[1]);
+    let certified = sweeps
+        .iter()
+        .filter(|q| inner(q.pos))
+        .filter(|q| surface.sweep_certified_clear(q.pos, q.delta, q.agent))
+        .count();
+    let inside = sweeps.iter().filter(|q| inner(q.pos)).count();
+    assert!(inside > 400 && certified == inside, "{certified} of {inside} certified");
+    assert!(
+        t.answered_pct() > 99.0 && s.answered_pct() > 99.0,
+        "{} / {}",
+        t.summary(),
+        s.summary()
+    );
+}

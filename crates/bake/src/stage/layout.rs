@@ -276,7 +276,9 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     if !certs.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_CERT_LISTS;
         blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
-        write_cert_index(&mut blob, &cert_entries, certs.len());
+        if write_cert_index(&mut blob, &cert_entries, certs.len()) {
+            flags |= walksurf_format::tile_flags::CERT_LISTS_UNIFORM;
+        }
         blob.extend_from_slice(certs.as_bytes());
         blob.extend_from_slice(cert_walls.as_bytes());
     }
@@ -581,9 +583,9 @@ fn share_cert_lists(offsets: &[u32], certs: &[Cert]) -> (Vec<u32>, Vec<Cert>) {
 }
 
 /// Writes the certificate index: the rectangle of cells holding any
-/// certificate, its cells' entries (from the full-grid `entries`), then
-/// the record count.
-fn write_cert_index(blob: &mut Vec<u8>, entries: &[u32], records: usize) {
+/// certificate, its cells' entries (from the full-grid `entries`; one if
+/// they are all the same: then `true`), then the record count.
+fn write_cert_index(blob: &mut Vec<u8>, entries: &[u32], records: usize) -> bool {
     let n = walksurf_format::CERT_CELLS;
     let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
     for y in 0..n {
@@ -600,12 +602,19 @@ fn write_cert_index(blob: &mut Vec<u8>, entries: &[u32], records: usize) {
         h: (y1.saturating_sub(y0) as u16).into(),
     };
     blob.extend_from_slice(header.as_bytes());
-    for y in y0..y1 {
-        for x in x0..x1 {
-            blob.extend_from_slice(&entries[y * n + x].to_le_bytes());
+    let first = entries.get(y0 * n + x0).copied().unwrap_or(0);
+    let uniform = (y0..y1).all(|y| (x0..x1).all(|x| entries[y * n + x] == first));
+    if uniform {
+        blob.extend_from_slice(&first.to_le_bytes());
+    } else {
+        for y in y0..y1 {
+            for x in x0..x1 {
+                blob.extend_from_slice(&entries[y * n + x].to_le_bytes());
+            }
         }
     }
     blob.extend_from_slice(&(records as u32).to_le_bytes());
+    uniform
 }
 
 #[cfg(test)]

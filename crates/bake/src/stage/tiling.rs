@@ -229,7 +229,7 @@ fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 38;
+pub const TILE_PIPELINE_VERSION: u32 = 39;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
