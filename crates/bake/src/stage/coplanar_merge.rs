@@ -156,7 +156,8 @@ fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
 /// Where a flat group's triangles meet without sharing their edge (a
 /// T-junction, or vertices that were not welded) and the two sides part by
 /// more than [`SEAM_CONTINUOUS_CM`](crate::tolerance::SEAM_CONTINUOUS_CM):
-/// the four ends (world cm) of each such overlap of two boundary edges
+/// the four ends (world cm) of each such overlap of two boundary edges, and
+/// the triangles along them ([`Seams`]),
 /// that comes within [`SEAM_NEAR_CM`](crate::tolerance::SEAM_NEAR_CM) of
 /// the box `within` (a tile's square and halo; farther ones are not looked
 /// for). The pieces treat the group as one surface; there it is not.
@@ -166,13 +167,13 @@ fn edge_groups(edges: &[(u32, u32, u32, u8)]) -> Vec<std::ops::Range<usize>> {
 /// [`SEAM_NEAR_CM`](crate::tolerance::SEAM_NEAR_CM)) and overlaps is
 /// compared at the ends of its overlap, where a distance between two
 /// segments along one line is largest.
-pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], [f64; 2])) -> Vec<[[f64; 3]; 4]> {
+pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], [f64; 2])) -> Seams {
     type Key = [u64; 3];
     use crate::tolerance::{SEAM_CONTINUOUS_CM, SEAM_NEAR_CM};
     // Boundary edges (used once), each from its smaller end by position,
     // sorted by position: what follows must not depend on how the input
     // numbers its vertices.
-    let mut edges: Vec<(Key, Key, [[f64; 3]; 2])> = patch
+    let mut edges: Vec<(Key, Key, [[f64; 3]; 2], u32)> = patch
         .triangles
         .iter()
         .flat_map(|&pos| {
@@ -180,20 +181,25 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], 
             (0..3).map(move |k| {
                 let (p, q) = (t[k], t[(k + 1) % 3]);
                 let (kp, kq) = (position_key(p), position_key(q));
-                if kp <= kq { (kp, kq, [p, q]) } else { (kq, kp, [q, p]) }
+                if kp <= kq {
+                    (kp, kq, [p, q], pos)
+                } else {
+                    (kq, kp, [q, p], pos)
+                }
             })
         })
         .collect();
     edges.sort_unstable_by_key(|e| (e.0, e.1));
-    let boundary: Vec<[[f64; 3]; 2]> = edges
+    // (Each with the position of its triangle.)
+    let boundary: Vec<([[f64; 3]; 2], u32)> = edges
         .chunk_by(|x, y| (x.0, x.1) == (y.0, y.1))
         .filter_map(|run| match run {
-            [(_, _, e)] => Some(*e),
+            [(_, _, e, pos)] => Some((*e, *pos)),
             _ => None,
         })
         .collect();
     if boundary.len() < 2 {
-        return Vec::new();
+        return Seams::default();
     }
     // Buckets of a coarse grid: each edge in the cells it passes within
     // SEAM_NEAR_CM of (two edges that near each other share one), column
@@ -208,7 +214,7 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], 
     let (x_lo, x_hi) = (cell(within.0[0] - near), cell(within.1[0] + near));
     let (y_lo, y_hi) = (cell(within.0[1] - near), cell(within.1[1] + near));
     let mut cells: Vec<((i64, i64), u32)> = Vec::new();
-    for (e, [a, b]) in boundary.iter().enumerate() {
+    for (e, ([a, b], _)) in boundary.iter().enumerate() {
         let dx = b[0] - a[0];
         for x in cell(a[0].min(b[0]) - near).max(x_lo)..=cell(a[0].max(b[0]) + near).min(x_hi) {
             let (lo, hi) = (x as f64 * CELL_CM - near, (x + 1) as f64 * CELL_CM + near);
@@ -238,11 +244,11 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], 
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let mut seams = Vec::new();
+    let mut seams = Seams::default();
     for (e, f) in pairs {
         // Along the longer one's line (a T-junction's short edges lie along
         // the long edge; the other way round, its far end may not).
-        let (mut e, mut f) = (boundary[e as usize], boundary[f as usize]);
+        let ((mut e, e_pos), (mut f, f_pos)) = (boundary[e as usize], boundary[f as usize]);
         let len2 = |[p, q]: [[f64; 3]; 2]| (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2);
         if len2(f) > len2(e) {
             (e, f) = (f, e);
@@ -282,10 +288,24 @@ pub fn rough_seams(mesh: &Mesh, tris: &[u32], patch: &Patch, within: ([f64; 2], 
             d2 > SEAM_CONTINUOUS_CM * SEAM_CONTINUOUS_CM
         });
         if apart {
-            seams.push([ends[0].0, ends[1].0, ends[1].1, ends[0].1]);
+            seams.quads.push([ends[0].0, ends[1].0, ends[1].1, ends[0].1]);
+            seams.triangles.extend([e_pos, f_pos]);
         }
     }
+    seams.triangles.sort_unstable();
+    seams.triangles.dedup();
     seams
+}
+
+/// What [`rough_seams`] finds in a flat group.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Seams {
+    /// The four ends (world cm) of each overlap of two boundary edges
+    /// where the sides part.
+    pub quads: Vec<[[f64; 3]; 4]>,
+    /// The group's triangles (positions in [`Patch::triangles`]' list)
+    /// with an edge along one, sorted.
+    pub triangles: Vec<u32>,
 }
 
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -349,8 +369,10 @@ mod tests {
     /// The seams of one group made of all of `triangles` (vertices welded
     /// by index as given).
     fn seams(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>) -> Vec<[[f64; 3]; 4]> {
-        seams_within(vertices, triangles, ([f64::MIN / 4.0; 2], [f64::MAX / 4.0; 2]))
+        seams_within(vertices, triangles, EVERYWHERE)
     }
+
+    const EVERYWHERE: ([f64; 2], [f64; 2]) = ([f64::MIN / 4.0; 2], [f64::MAX / 4.0; 2]);
 
     /// [`seams`], looked for near the box `within` only.
     fn seams_within(
@@ -358,6 +380,11 @@ mod tests {
         triangles: Vec<[u32; 3]>,
         within: ([f64; 2], [f64; 2]),
     ) -> Vec<[[f64; 3]; 4]> {
+        found(vertices, triangles, within).quads
+    }
+
+    /// Everything [`rough_seams`] finds in that group.
+    fn found(vertices: Vec<[f64; 3]>, triangles: Vec<[u32; 3]>, within: ([f64; 2], [f64; 2])) -> Seams {
         let n = triangles.len();
         let mesh = Mesh {
             vertices,
@@ -376,6 +403,11 @@ mod tests {
     /// A rectangle below y = 100 and a fan above it from `t` on its top
     /// edge (a T-junction), joined on the left so they are one group.
     fn t_junction(t: [f64; 3]) -> Vec<[[f64; 3]; 4]> {
+        let (v, triangles) = t_junction_level(t);
+        seams(v, triangles)
+    }
+
+    fn t_junction_level(t: [f64; 3]) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
         let v = vec![
             [0.0, 0.0, 0.0],
             [200.0, 0.0, 0.0],
@@ -385,7 +417,18 @@ mod tests {
             [0.0, 200.0, 0.0],
             t,
         ];
-        seams(v, vec![[0, 1, 2], [0, 2, 3], [3, 6, 5], [6, 4, 5], [6, 2, 4]])
+        (v, vec![[0, 1, 2], [0, 2, 3], [3, 6, 5], [6, 4, 5], [6, 2, 4]])
+    }
+
+    /// The triangles along a seam: the rectangle's upper one and the two
+    /// fan triangles on its top edge, not the others (the bake keeps them
+    /// exact).
+    #[test]
+    fn the_triangles_along_a_seam_are_named() {
+        let (v, triangles) = t_junction_level([100.0, 100.0, 0.001]);
+        let found = found(v, triangles, EVERYWHERE);
+        assert_eq!(found.quads.len(), 2);
+        assert_eq!(found.triangles, [1, 2, 4]);
     }
 
     #[test]

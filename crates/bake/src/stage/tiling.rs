@@ -21,7 +21,7 @@ use crate::geom::position_key;
 use crate::stage::classify::{Classes, TriClass};
 use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
-use crate::stage::coplanar_merge::{flat_groups, rough_seams};
+use crate::stage::coplanar_merge::{Seams, flat_groups, rough_seams};
 use crate::stage::grid::headroom_masks;
 use crate::stage::hidden::mark_hidden;
 use crate::stage::ingest::{Mesh, area2};
@@ -229,7 +229,7 @@ fn canonical_key(mesh: &Mesh, t: u32) -> CanonicalKey {
 /// with every change to what a tile's bytes are for a given input (the
 /// golden hash in `crates/bake/tests/incremental.rs` changes then too), so
 /// that an incremental bake never reuses a tile baked by older code.
-pub const TILE_PIPELINE_VERSION: u32 = 39;
+pub const TILE_PIPELINE_VERSION: u32 = 40;
 
 /// The hash of one triangle as a tile's input: its vertices in stored order
 /// (a piece's vertex order and its plane's rounding follow it) and its
@@ -306,7 +306,7 @@ pub fn build_tile_hashed(
     let flats = flat_groups(mesh, classes, tris, config);
     // (Seams matter where the tile's pieces are: its square and halo.)
     let square = (origin.map(|o| o - halo), origin.map(|o| o + TILE_SIZE_CM + halo));
-    let group_seams: Vec<Vec<[[f64; 3]; 4]>> = flats
+    let group_seams: Vec<Seams> = flats
         .patches
         .iter()
         .map(|g| rough_seams(mesh, tris, g, square))
@@ -330,7 +330,11 @@ pub fn build_tile_hashed(
             if !meets_square(v, origin, halo) {
                 continue;
             }
-            match clip_polygon(v, origin, halo) {
+            // A triangle along a seam is kept exact, as a blocker: merged
+            // into a piece on the group's plane, the step or crack there
+            // (and the edge a capsule rests on) would be lost.
+            let on_seam = group_seams[group_index].triangles.binary_search(&pos).is_ok();
+            match clip_polygon(v, origin, halo).filter(|_| !on_seam) {
                 Some(p) => polys.push(p),
                 None => {
                     // (Counted as stored, as a reused tile's are: a far
@@ -371,7 +375,7 @@ pub fn build_tile_hashed(
     // A group with a seam is not one surface: none of its edges is
     // interior (the seam may lie along any of them).
     for p in &mut pieces {
-        if !group_seams[patches[p.patch as usize].group as usize].is_empty() {
+        if !group_seams[patches[p.patch as usize].group as usize].quads.is_empty() {
             p.interior_edges = 0;
         }
     }
@@ -393,7 +397,7 @@ pub fn build_tile_hashed(
             .max_agent_radius_cm
             .max(f64::from(config.max_agent_radius_cm as f32)),
         agent_height_cm: config.headroom_cm(),
-        seams: group_seams.concat(),
+        seams: group_seams.into_iter().flat_map(|s| s.quads).collect(),
     }
 }
 
