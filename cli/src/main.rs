@@ -9,6 +9,16 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` that does not panic when stderr's reader is gone (a pipe
+/// closed behind it): there is no one to tell; the exit status still says
+/// it.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bake;
 mod inspect;
 mod output_path;
@@ -78,7 +88,7 @@ fn main() -> ExitCode {
         // The reader went away (`| head`): nothing left to say (as ripgrep).
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", format_chain(&e));
+            errln!("error: {}", format_chain(&e));
             ExitCode::from(2)
         }
     }

@@ -144,7 +144,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut shown = 0usize;
     let mut report = |kind: &str, q: &CorpusQuery, what: String| {
         if shown < args.show_errors && !args.json {
-            eprintln!("  error [{kind}] pos {:?} delta {:?}: {what}", q.pos, q.delta_xy);
+            errln!("  error [{kind}] pos {:?} delta {:?}: {what}", q.pos, q.delta_xy);
         }
         shown += 1;
     };

@@ -731,6 +731,33 @@ fn a_closed_stdout_ends_quietly() {
     }
 }
 
+// A stderr whose reader went away (`2>&1 | true`): an error still exits
+// 2, and `validate`'s disagreements still exit 1, without a panic (101)
+// on the write. (A closed descriptor, `2>&-`, is a sink in Rust already.)
+#[cfg(unix)]
+#[test]
+fn a_gone_stderr_keeps_the_exit_status() {
+    let dir = TempDir::new(TEMP_PREFIX, "gone-stderr");
+    let (_, wsurf) = bake_floor(&dir);
+    let f = s(&wsurf);
+    for (args, code) in [
+        (&["inspect", "missing.wsurf"][..], 2),
+        (&["validate", DUNGEON, f, "--samples", "20"], 1),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(&dir.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run walksurf");
+        drop(child.stderr.take());
+        let status = child.wait().expect("wait for walksurf");
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}
+
 // ------------------------------------------------------------------ inspect, query, render: FILE
 
 #[test]
