@@ -19,7 +19,7 @@ mod reader;
 mod writer;
 
 pub use layout::*;
-pub use reader::{FileLayout, FileView, FormatError, TileView, cert_region, patch_table};
+pub use reader::{FileLayout, FileView, FormatError, TileView, cert_list_total, cert_region, patch_table};
 pub use writer::{FileWriter, TileRecordInput, seal_header};
 pub use zerocopy;
 

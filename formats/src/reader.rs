@@ -69,9 +69,9 @@ pub struct TileView<'a> {
     /// when the tile has none. Bounds-checked at use: see
     /// [`TileView::certs_in_cell`].
     pub cert_index: CertIndexHeader,
+    /// [`cert_list`]s with [`tile_flags::HAS_CERT_LISTS`], else offsets (a
+    /// file before 2.2); the record count last.
     pub cert_cells: &'a [U32],
-    /// The entries are [`cert_list`]s (else offsets: a file before 2.2).
-    pub cert_lists: bool,
     pub certs: &'a [Cert],
     pub cert_walls: &'a [CertWall],
     /// The patch table (precision blocks and headroom state), indexed by
@@ -328,7 +328,6 @@ impl<'a> FileView<'a> {
             blockers: <[Blocker]>::ref_from_bytes(blob.get(layout.blockers)?).ok()?,
             cert_index,
             cert_cells,
-            cert_lists: hot.flags.get() & tile_flags::HAS_CERT_LISTS != 0,
             certs,
             cert_walls,
             patches,
@@ -406,6 +405,18 @@ pub fn cert_region<'a>(
     Some((index, offsets, certs, walls))
 }
 
+/// How many certificates a region of shared lists (from [`cert_region`])
+/// gives its cells, cells × floors: one entry serves every cell of a
+/// uniform region.
+pub fn cert_list_total(index: &CertIndexHeader, cells: &[U32]) -> usize {
+    let entries = cells.split_last().map_or(&[][..], |(_, e)| e);
+    let sum: usize = entries.iter().map(|e| cert_list(e.get()).len()).sum();
+    match entries.len() {
+        1 => sum * usize::from(index.w.get()) * usize::from(index.h.get()),
+        _ => sum,
+    }
+}
+
 fn check_tile(hot: &TileHot, data_len: usize) -> Result<(), FormatError> {
     let layout = BlobLayout::new(
         hot.piece_lines.get(),
@@ -470,7 +481,7 @@ impl<'a> TileView<'a> {
             (j - y0) * w + (i - x0)
         };
         let at = |k: usize| self.cert_cells.get(k).map(|o| o.get());
-        let range = if self.cert_lists {
+        let range = if self.hot.flags.get() & tile_flags::HAS_CERT_LISTS != 0 {
             at(k).map(cert_list)
         } else {
             at(k).zip(at(k + 1)).map(|(a, b)| a as usize..b as usize)

@@ -411,7 +411,9 @@ fn cert_cells_read_both_region_kinds() {
     use walksurf_format::zerocopy::FromZeros;
     use walksurf_format::zerocopy::little_endian::U32;
     use walksurf_format::{Cert, CertIndexHeader, TileView};
-    let hot = TileHot::new_zeroed();
+    let (mut old_hot, mut new_hot) = (TileHot::new_zeroed(), TileHot::new_zeroed());
+    old_hot.flags.set(walksurf_format::tile_flags::HAS_CERTS);
+    new_hot.flags.set(walksurf_format::tile_flags::HAS_CERT_LISTS);
     let certs: Vec<Cert> = (0..4)
         .map(|i| {
             let mut c = Cert::new_zeroed();
@@ -428,6 +430,7 @@ fn cert_cells_read_both_region_kinds() {
         h: 1.into(),
     };
     let view = |cells: &[u32], lists: bool, certs: &'static [Cert]| {
+        let hot = if lists { new_hot } else { old_hot };
         let cells: Vec<U32> = cells.iter().map(|&c| c.into()).collect();
         let cells: &'static [U32] = Box::leak(cells.into_boxed_slice());
         TileView {
@@ -438,7 +441,6 @@ fn cert_cells_read_both_region_kinds() {
             blockers: &[],
             cert_index: index,
             cert_cells: cells,
-            cert_lists: lists,
             certs,
             cert_walls: &[],
             patches: &[],

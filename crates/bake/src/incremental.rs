@@ -196,14 +196,9 @@ impl PreviousTile<'_> {
             cut_pieces += usize::from(flags & walksurf_format::patch_flags::HEADROOM_CUT != 0);
             at += header + p.vertex_count as usize * vertex;
         }
-        // (Cells × floors, as a bake counts them; the last entry is the
-        // record count.)
+        // (Cells × floors, as a bake counts them.)
         let certificates = walksurf_format::cert_region(h, rest, regions_end).map_or(0, |(index, cells, _, _)| {
-            let entries = cells.split_last().map_or(&[][..], |(_, e)| e);
-            let sum: usize = entries.iter().map(|e| walksurf_format::cert_list(e.get()).len()).sum();
-            // (One entry serves every cell of a uniform region.)
-            let cells = usize::from(index.w.get()) * usize::from(index.h.get());
-            if entries.len() == 1 { sum * cells } else { sum }
+            walksurf_format::cert_list_total(&index, cells)
         });
         TileStats {
             pieces,

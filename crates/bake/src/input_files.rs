@@ -3,13 +3,12 @@
 //! not read but a caller must not overwrite either). A caller uses it to
 //! refuse an output that would replace one of its inputs.
 
-use crate::stage::ingest::percent_decode;
+use crate::stage::ingest::{GLB_MAGIC, percent_decode};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// GLB header: magic, version, length; then the first chunk's length and
 /// type, which is JSON.
-const GLB_MAGIC: &[u8; 4] = b"glTF";
 const GLB_JSON_CHUNK: &[u8; 4] = b"JSON";
 const GLB_PREFIX_BYTES: usize = 20;
 

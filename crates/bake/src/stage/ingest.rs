@@ -584,6 +584,9 @@ fn check_position_accessors(root: &gltf::json::Root) -> Result<(), String> {
     Ok(())
 }
 
+/// The first bytes of a GLB file.
+pub(crate) const GLB_MAGIC: &[u8; 4] = b"glTF";
+
 /// A GLB whose header or chunk headers declare more bytes than the file
 /// holds is truncated; say so instead of the parser's generic message. Also
 /// refuses a header length shorter than the header.
@@ -594,7 +597,7 @@ fn check_glb_length(bytes: &[u8]) -> Result<(), String> {
             .and_then(|b| <[u8; 4]>::try_from(b).ok())
             .map(|b| u32::from_le_bytes(b) as usize)
     };
-    if !bytes.starts_with(b"glTF") {
+    if !bytes.starts_with(GLB_MAGIC) {
         return Ok(());
     }
     let truncated = |what: &str, need: usize| {
