@@ -76,6 +76,13 @@ impl IngestArgs {
                 input.display()
             );
         }
+        if let (Some((path, _)), Some(scene), None, true) = (&from_file, config.scene, self.scene, is_obj) {
+            bail!(
+                "{}: scene = {scene}, but INPUT {} is an OBJ, which has no scenes (scene is for glTF)",
+                path.display(),
+                input.display()
+            );
+        }
         if let Some(s) = self.scale {
             config.metres_per_unit = s;
         }

@@ -471,6 +471,12 @@ fn bake_refuses_to_overwrite_its_config_or_a_gltf_buffer() {
     let out = run(&dir, &["bake", s(&obj), "-o", s(&link)]);
     assert_one_error_line("bake -o HARDLINK", &out, &["link.wsurf", "level.obj"]);
     assert_eq!(std::fs::read(&obj).expect("obj"), FLOOR_OBJ.as_bytes());
+    // An OBJ's material library (session 15: it was replaced, exit 0).
+    let with_mtl = dir.write("mtl.obj", format!("mtllib mtl.mtl\n{FLOOR_OBJ}"));
+    let mtl = dir.write("mtl.mtl", "newmtl floor\n");
+    let out = run(&dir, &["bake", s(&with_mtl), "-o", s(&mtl)]);
+    assert_one_error_line("bake -o MTLLIB", &out, &["mtl.mtl", "mtl.obj"]);
+    assert_eq!(std::fs::read(&mtl).expect("mtl"), b"newmtl floor\n");
 }
 
 // OUTPUT is checked before the bake starts: a directory (with or without a
@@ -529,6 +535,24 @@ fn scene_for_an_obj_is_an_error() {
     ok(
         "bake gltf --scene 0",
         &run(&dir, &["bake", s(&gltf), "-o", "g.wsurf", "--scene", "0", "-q"]),
+    );
+    // So does a config file: `scene` there is an error for an OBJ naming
+    // the file and the INPUT (session 15: it was silently ignored), and
+    // used for a glTF.
+    let config = dir.write("scene.toml", "scene = 0\n");
+    assert_bake_fails(
+        &dir,
+        &[s(&obj), "--config", s(&config)],
+        &["scene.toml", "scene = 0", "floor.obj", "OBJ"],
+    );
+    let out = run(&dir, &["validate", s(&obj), s(&wsurf), "--config", s(&config)]);
+    assert_one_error_line("validate --config scene", &out, &["scene.toml", "floor.obj", "OBJ"]);
+    ok(
+        "bake gltf --config scene",
+        &run(
+            &dir,
+            &["bake", s(&gltf), "-o", "g2.wsurf", "--config", s(&config), "-q"],
+        ),
     );
 }
 

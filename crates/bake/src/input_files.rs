@@ -1,10 +1,11 @@
 //! The files a bake of a level reads: the level itself and, for glTF, the
 //! external files its JSON names (buffers, and images, which a bake does
-//! not read but a caller must not overwrite either). A caller uses it to
+//! not read but a caller must not overwrite either); for OBJ, the material
+//! libraries its `mtllib` lines name (not read either). A caller uses it to
 //! refuse an output that would replace one of its inputs.
 
 use crate::stage::ingest::{GLB_MAGIC, percent_decode};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 /// GLB header: magic, version, length; then the first chunk's length and
@@ -13,9 +14,10 @@ const GLB_JSON_CHUNK: &[u8; 4] = b"JSON";
 const GLB_PREFIX_BYTES: usize = 20;
 
 /// `path`, then every external file its glTF JSON names (relative URIs,
-/// resolved next to `path` with `%XX` escapes decoded, as ingest does),
-/// each once. Best effort, never an error: a file that cannot be read or
-/// parsed contributes only `path` (its bake will report why).
+/// resolved next to `path` with `%XX` escapes decoded, as ingest does) or
+/// its OBJ `mtllib` lines name (next to `path`), each once. Best effort,
+/// never an error: a file that cannot be read or parsed contributes only
+/// `path` (its bake will report why).
 pub fn input_files(path: &Path) -> Vec<PathBuf> {
     let mut out = vec![path.to_path_buf()];
     let ext = path
@@ -26,6 +28,14 @@ pub fn input_files(path: &Path) -> Vec<PathBuf> {
     let json = match ext.as_str() {
         "gltf" => std::fs::read(path).ok(),
         "glb" => glb_json(path),
+        "obj" => {
+            for lib in obj_material_libraries(path) {
+                if !out.contains(&lib) {
+                    out.push(lib);
+                }
+            }
+            None
+        }
         _ => None,
     };
     let Some(doc) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(&j).ok()) else {
@@ -46,6 +56,33 @@ pub fn input_files(path: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The files an OBJ's `mtllib` lines name, next to it: each
+/// whitespace-separated name, and the whole rest of the line when it has
+/// spaces (one name with spaces, as some exporters write it). Reads the file
+/// line by line; stops at the first line that is not UTF-8.
+fn obj_material_libraries(path: &Path) -> Vec<PathBuf> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut libs = Vec::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else {
+            break;
+        };
+        let Some(rest) = line.trim_start().strip_prefix("mtllib") else {
+            continue;
+        };
+        if !rest.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let rest = rest.trim();
+        let whole = rest.contains(char::is_whitespace).then_some(rest);
+        libs.extend(rest.split_whitespace().chain(whole).map(|name| dir.join(name)));
+    }
+    libs
 }
 
 /// The JSON chunk of the GLB at `path`, reading no more of the file than
@@ -95,8 +132,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).expect("rm");
     }
 
-    // A GLB's JSON chunk is read; a truncated one, an OBJ or a missing
-    // file give the path alone.
+    // A GLB's JSON chunk is read; a truncated one, an OBJ without `mtllib`
+    // or a missing file give the path alone.
     #[test]
     fn glb_json_chunk_and_best_effort() {
         let dir = temp_dir("glb");
@@ -114,10 +151,33 @@ mod tests {
         std::fs::write(&level, &glb[..glb.len() - 3]).expect("write");
         assert_eq!(input_files(&level), vec![level.clone()]);
         let obj = dir.join("level.obj");
-        std::fs::write(&obj, "mtllib x.mtl\n").expect("write");
+        std::fs::write(&obj, "v 0 0 0\nusemtl x\n").expect("write");
         assert_eq!(input_files(&obj), vec![obj.clone()]);
         let missing = dir.join("missing.gltf");
         assert_eq!(input_files(&missing), vec![missing]);
+        std::fs::remove_dir_all(&dir).expect("rm");
+    }
+
+    // An OBJ's material libraries: several on a line, a repeat listed once,
+    // a name with spaces (also as its words), `mtllibx` not a keyword.
+    #[test]
+    fn obj_lists_its_material_libraries() {
+        let dir = temp_dir("obj");
+        let obj = dir.join("level.obj");
+        let text = "# level\nmtllib a.mtl b.mtl\nv 0 0 0\n  mtllib a.mtl\nmtllibx c.mtl\nmtllib my mats.mtl\n";
+        std::fs::write(&obj, text).expect("write");
+        assert_eq!(
+            input_files(&obj),
+            [
+                obj.clone(),
+                dir.join("a.mtl"),
+                dir.join("b.mtl"),
+                dir.join("a.mtl b.mtl"),
+                dir.join("my"),
+                dir.join("mats.mtl"),
+                dir.join("my mats.mtl")
+            ]
+        );
         std::fs::remove_dir_all(&dir).expect("rm");
     }
 }

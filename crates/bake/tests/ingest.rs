@@ -432,6 +432,22 @@ fn obj_polygons_and_bad_lines() {
     assert_eq!(loc, Location::Line { line: 2 });
 }
 
+/// A scene is a glTF's: set for an OBJ it is an error naming the file
+/// (it used to be ignored), and without it the same OBJ reads.
+#[test]
+fn a_scene_set_for_an_obj_is_an_error() {
+    let path = temp_path("scene.obj");
+    std::fs::write(&path, "v 0 0 0\nv 1 0 0\nv 1 0 -1\nf 1 2 3\n").unwrap();
+    let config = BakeConfig {
+        scene: Some(0),
+        ..BakeConfig::default()
+    };
+    let (loc, msg) = input_error(&path, &config);
+    assert_eq!(loc, Location::File);
+    assert!(msg.contains("scene 0") && msg.contains("OBJ"), "{msg}");
+    assert!(ingest(&path, &BakeConfig::default()).is_ok());
+}
+
 #[test]
 fn welding_and_degenerates() {
     // Two triangles sharing an edge given with duplicated positions weld to

@@ -7,7 +7,7 @@
 //! indices. `extras: {"walksurf": {"collision": false}}` on a node or material
 //! drops it; `{"walksurf": {"walkable": false}}` keeps it as blocking only; a
 //! node-name glob in `exclude` drops the node and its children. OBJ through
-//! `tobj`, polygons fan-triangulated.
+//! `tobj`, polygons fan-triangulated (a `scene` set for an OBJ is an error).
 //!
 //! Then vertices are welded (meshopt vertex remap on exact positions, in
 //! order of first use by a triangle corner) and degenerate triangles
@@ -62,7 +62,17 @@ pub fn ingest_bytes(path: &Path, bytes: &[u8], config: &BakeConfig) -> Result<(M
     let mut soup = Soup::new(path, config)?;
     match extension(path).as_str() {
         "gltf" | "glb" => read_gltf(path, bytes, config, &mut soup)?,
-        "obj" => read_obj(path, bytes, &mut soup)?,
+        "obj" => {
+            // (A scene is a glTF's: set for an OBJ it would be ignored.)
+            if let Some(n) = config.scene {
+                return Err(BakeError::input(
+                    path,
+                    Location::File,
+                    format!("scene {n} is set, but an OBJ has no scenes (scene is for glTF)"),
+                ));
+            }
+            read_obj(path, bytes, &mut soup)?
+        }
         _ => {
             return Err(BakeError::UnknownFormat {
                 path: path.to_path_buf(),
