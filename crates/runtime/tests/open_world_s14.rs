@@ -152,6 +152,32 @@ struct Level {
 }
 
 impl Level {
+    /// A level named `name` on ground `g` over `[lo, hi]`, with nothing in
+    /// it yet.
+    fn empty(name: String, g: Ground, lo: [f64; 2], hi: [f64; 2]) -> Level {
+        Level {
+            name,
+            mesh: Mesh::default(),
+            g,
+            lo,
+            hi,
+            spots: Vec::new(),
+            seams: Vec::new(),
+            holes: Vec::new(),
+            cracks: Vec::new(),
+            quiet: Vec::new(),
+            what: Vec::new(),
+        }
+    }
+
+    /// Its tiles, extent and slope, for a failure's description.
+    fn extent_note(&self, corner: [i32; 2], n: [usize; 2]) -> String {
+        format!(
+            "tiles {corner:?} + {n:?}, ground [{:.2}, {:.2}] x [{:.2}, {:.2}], slope ({:.4}, {:.4})",
+            self.lo[0], self.hi[0], self.lo[1], self.hi[1], self.g.a, self.g.b
+        )
+    }
+
     fn tiles(&self) -> ([i32; 2], [i32; 2]) {
         let t = |v: f64| (v / TILE).floor() as i32;
         ([t(self.lo[0]), t(self.lo[1])], [t(self.hi[0]), t(self.hi[1])])
@@ -775,22 +801,8 @@ fn open_level(seed: u64) -> Level {
     };
     let (corner, lo, hi) = extent(&mut rng, seed, n);
     let g = pick_ground(&mut rng, corner);
-    let mut level = Level {
-        name: format!("open {seed}"),
-        mesh: Mesh::default(),
-        g,
-        lo,
-        hi,
-        spots: Vec::new(),
-        seams: Vec::new(),
-        holes: Vec::new(),
-        cracks: Vec::new(),
-        quiet: Vec::new(),
-        what: vec![format!(
-            "tiles {corner:?} + {n:?}, ground [{:.2}, {:.2}] x [{:.2}, {:.2}], slope ({:.4}, {:.4})",
-            lo[0], hi[0], lo[1], hi[1], g.a, g.b
-        )],
-    };
+    let mut level = Level::empty(format!("open {seed}"), g, lo, hi);
+    level.what.push(level.extent_note(corner, n));
     level.quiet = pick_quiet(&mut rng, lo, hi);
     let mut lb = LevelBuilder::new();
     match kind {
@@ -854,28 +866,10 @@ fn seam_level(seed: u64) -> Level {
     let n = [rng.pick(&[2, 3]), rng.pick(&[2, 3])];
     let (corner, lo, hi) = extent(&mut rng, seed.wrapping_add(3), n);
     let g = pick_ground(&mut rng, corner);
-    let mut level = Level {
-        name: format!("seams {seed}"),
-        mesh: Mesh::default(),
-        g,
-        lo,
-        hi,
-        spots: Vec::new(),
-        seams: Vec::new(),
-        holes: Vec::new(),
-        cracks: Vec::new(),
-        quiet: Vec::new(),
-        what: Vec::new(),
-    };
+    let mut level = Level::empty(format!("seams {seed}"), g, lo, hi);
     let mut lb = LevelBuilder::new();
     (level.lo, level.hi) = patchwork(&mut rng, &mut lb, &g, lo, hi, s, &mut level);
-    level.what.insert(
-        0,
-        format!(
-            "tiles {corner:?} + {n:?}, ground [{:.2}, {:.2}] x [{:.2}, {:.2}], slope ({:.4}, {:.4})",
-            level.lo[0], level.hi[0], level.lo[1], level.hi[1], g.a, g.b
-        ),
-    );
+    level.what.insert(0, level.extent_note(corner, n));
     level.quiet = pick_quiet(&mut rng, level.lo, level.hi);
     scatter(&mut rng, &mut lb, &mut level, 4.0);
     level.mesh = lb.build();
@@ -1452,17 +1446,11 @@ fn far_negative_uniform_tile_among_busy_ones() {
     r.build(&mut lb, &g);
     spots.push(r.c);
     let level = Level {
-        name: "far negative uniform".into(),
         mesh: lb.build(),
-        g,
-        lo,
-        hi,
         spots,
-        seams: Vec::new(),
-        holes: Vec::new(),
-        cracks: Vec::new(),
         quiet: vec![mid],
         what: vec![format!("tiles {corner:?} + [3, 3], middle {mid:?} empty")],
+        ..Level::empty("far negative uniform".into(), g, lo, hi)
     };
     let baked = walksurf_bake::bake_mesh(
         &level.mesh,
