@@ -61,18 +61,25 @@ pub fn input_files(path: &Path) -> Vec<PathBuf> {
 /// The files an OBJ's `mtllib` lines name, next to it: each
 /// whitespace-separated name, and the whole rest of the line when it has
 /// spaces (one name with spaces, as some exporters write it). Reads the file
-/// line by line; stops at the first line that is not UTF-8.
+/// line by line into one buffer; a line that is not UTF-8 names nothing.
 fn obj_material_libraries(path: &Path) -> Vec<PathBuf> {
     let Ok(file) = std::fs::File::open(path) else {
         return Vec::new();
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut libs = Vec::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else {
-            break;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let Some(rest) = line.trim_ascii_start().strip_prefix(b"mtllib") else {
+            continue;
         };
-        let Some(rest) = line.trim_start().strip_prefix("mtllib") else {
+        let Ok(rest) = std::str::from_utf8(rest) else {
             continue;
         };
         if !rest.starts_with(char::is_whitespace) {
@@ -159,12 +166,13 @@ mod tests {
     }
 
     // An OBJ's material libraries: several on a line, a repeat listed once,
-    // a name with spaces (also as its words), `mtllibx` not a keyword.
+    // a name with spaces (also as its words), `mtllibx` not a keyword, a
+    // line that is not UTF-8 skipped, a CRLF line's name without the CR.
     #[test]
     fn obj_lists_its_material_libraries() {
         let dir = temp_dir("obj");
         let obj = dir.join("level.obj");
-        let text = "# level\nmtllib a.mtl b.mtl\nv 0 0 0\n  mtllib a.mtl\nmtllibx c.mtl\nmtllib my mats.mtl\n";
+        let text = b"# level\nmtllib a.mtl b.mtl\nv 0 0 0\n  mtllib a.mtl\nmtllibx c.mtl\nmtllib \xff.mtl\nmtllib my mats.mtl\r\n";
         std::fs::write(&obj, text).expect("write");
         assert_eq!(
             input_files(&obj),
