@@ -24,7 +24,7 @@
 //! inexact), and a certificate with a NaN `clear_z`, a negative z error
 //! bound or a wall with a NaN end point being trusted.
 mod common;
-use common::{LevelBuilder, Winding};
+use common::{LevelBuilder, Winding, floor_hit_is_finite, sweep_hit_is_finite};
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -412,24 +412,14 @@ fn unit(v: [f64; 3]) -> bool {
 fn malformed(a: &A) -> Option<String> {
     match a {
         A::Floor(FloorOutcome::Floor(h)) => {
-            let finite = [h.floor_dist]
-                .iter()
-                .chain(&h.location)
-                .chain(&h.impact_point)
-                .chain(&h.normal)
-                .all(|v| v.is_finite());
-            (!finite || !unit(h.normal)).then(|| format!("malformed floor {h:?}"))
+            (!floor_hit_is_finite(h) || !unit(h.normal)).then(|| format!("malformed floor {h:?}"))
         }
         A::Sweep(SweepOutcome::Hit(h)) => {
-            let finite = [h.time, h.distance]
-                .iter()
-                .chain(&h.location)
-                .chain(&h.impact_point)
-                .chain(&h.normal)
-                .chain(&h.impact_normal)
-                .all(|v| v.is_finite());
-            let ok =
-                finite && (0.0..=1.0).contains(&h.time) && h.distance >= 0.0 && unit(h.normal) && unit(h.impact_normal);
+            let ok = sweep_hit_is_finite(h)
+                && (0.0..=1.0).contains(&h.time)
+                && h.distance >= 0.0
+                && unit(h.normal)
+                && unit(h.impact_normal);
             (!ok).then(|| format!("malformed hit {h:?}"))
         }
         _ => None,

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use walksurf::{Agent, FloorMode, FloorOutcome, Surface, SweepOutcome};
+use walksurf::{Agent, FloorHit, FloorMode, FloorOutcome, Surface, SweepHit, SweepOutcome};
 use walksurf_bake::{BakeConfig, Mesh, Silent, bake_mesh};
 use walksurf_oracle::corpus::{CorpusQuery, QueryClass};
 use walksurf_oracle::{AgentShape, Oracle, OracleFloor, OracleSweep};
@@ -126,6 +126,27 @@ pub fn compare_floor(ours: FloorOutcome, truth: OracleFloor) -> Result<bool, Str
     compare_floor_at(ours, truth, ORACLE_WALKABLE_Z)
 }
 
+/// Whether every number of a floor answer is finite.
+pub fn floor_hit_is_finite(h: &FloorHit) -> bool {
+    [h.floor_dist]
+        .iter()
+        .chain(&h.location)
+        .chain(&h.impact_point)
+        .chain(&h.normal)
+        .all(|v| v.is_finite())
+}
+
+/// Whether every number of a sweep hit is finite.
+pub fn sweep_hit_is_finite(h: &SweepHit) -> bool {
+    [h.time, h.distance]
+        .iter()
+        .chain(&h.location)
+        .chain(&h.impact_point)
+        .chain(&h.normal)
+        .chain(&h.impact_normal)
+        .all(|v| v.is_finite())
+}
+
 /// [`compare_floor`] for a file baked with the walkable normal z `wz`.
 pub fn compare_floor_at(ours: FloorOutcome, truth: OracleFloor, wz: f64) -> Result<bool, String> {
     match (ours, truth) {
@@ -135,7 +156,7 @@ pub fn compare_floor_at(ours: FloorOutcome, truth: OracleFloor, wz: f64) -> Resu
             let err = (h.floor_dist - floor_dist).abs();
             let nerr = (0..3).map(|k| (h.normal[k] - normal[k]).abs()).fold(0.0, f64::max);
             let oracle_walkable = normal[2] >= wz;
-            if !h.normal.iter().chain([&h.floor_dist]).all(|v| v.is_finite()) {
+            if !floor_hit_is_finite(&h) {
                 Err(format!("non-finite answer {h:?}"))
             } else if err > MAX_DIST_ERR_CM {
                 Err(format!(
@@ -783,14 +804,7 @@ pub fn compare_sweep(q: &SweepQuery, ours: SweepOutcome, truth: OracleSweep) -> 
         (SweepOutcome::Clear, truth) => Err(format!("FALSE CLEAR: oracle {truth:?}")),
         (SweepOutcome::Hit(h), OracleSweep::Hit { distance, time, .. }) => {
             let err = (h.distance - distance).abs();
-            let finite = [h.time, h.distance]
-                .iter()
-                .chain(&h.location)
-                .chain(&h.impact_point)
-                .chain(&h.normal)
-                .chain(&h.impact_normal)
-                .all(|v| v.is_finite());
-            if !finite {
+            if !sweep_hit_is_finite(&h) {
                 Err(format!("non-finite hit {h:?}"))
             } else if err > MAX_DIST_ERR_CM {
                 Err(format!("distance {} vs oracle {distance} (diff {err:.6})", h.distance))
