@@ -196,14 +196,19 @@ impl<'a> PieceGeom<'a> {
         self.xy_err * std::f64::consts::SQRT_2
     }
 
-    /// Vertex `i` (taken modulo the vertex count) in fixed-point units.
+    /// Vertex `i` in fixed-point units, for `i ≤ n` (vertex `n` is vertex
+    /// 0 again: the closing edge).
     #[inline]
     fn fixed(&self, i: usize) -> [f64; 2] {
-        let p = self.verts.get(i % self.n).map_or([0, 0], |p| [p.x.get(), p.y.get()]);
+        // (Wrapped by a subtraction, not `%`: an integer division per
+        // vertex, on every query's path.)
+        let i = if i < self.n { i } else { i - self.n };
+        let p = self.verts.get(i).map_or([0, 0], |p| [p.x.get(), p.y.get()]);
         [p[0] as f64, p[1] as f64]
     }
 
-    /// Vertex `i` (modulo the vertex count) in the frame, z on the plane.
+    /// Vertex `i` (`i ≤ n`, as [`PieceGeom::fixed`]) in the frame, z on the
+    /// plane.
     #[inline]
     pub fn v(&self, i: usize) -> V3 {
         let [fx, fy] = self.fixed(i);
