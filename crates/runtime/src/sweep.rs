@@ -56,7 +56,7 @@
 use crate::Surface;
 use crate::contact::*;
 use crate::query::*;
-use crate::tile_geom::{Frame, blocker_top, hidden_below, load_blocker, plane_normal, walk_result};
+use crate::tile_geom::{Frame, blocker_top, hidden_below, load_blocker, plane_normal_and_root, walk_result};
 use crate::tolerance::*;
 use walksurf_format::{CERT_CELL_CM, MAX_PIECE_VERTICES, PieceHeader, TILE_SIZE_CM, VERTEX_STEPS_PER_CM, VertexFixed};
 
@@ -398,14 +398,14 @@ impl PiecePlane {
         // a plane of slope |∇z| is that times √(1 + |∇z|²) in 3-D; the
         // plane itself is off by at most z_err vertically (so at most that
         // along its normal).
-        let stretch = (1.0 + a * a + b * b).sqrt();
+        let (normal, stretch) = plane_normal_and_root(a, b);
         let e_face = z_err + SWEEP_EVAL_SLACK_CM;
         let band = crate::tile_geom::piece_xy_err(header) * stretch + SWEEP_EVAL_SLACK_CM;
         Some(PiecePlane {
             a,
             b,
             k,
-            normal: plane_normal(a, b),
+            normal,
             point: [-c[0], -c[1], k - c[2]],
             e_face,
             e_bnd: e_face + band,

@@ -316,8 +316,15 @@ impl<'a> PieceGeom<'a> {
 }
 
 pub(crate) fn plane_normal(a: f64, b: f64) -> V3 {
+    plane_normal_and_root(a, b).0
+}
+
+/// [`plane_normal`] and the length it normalised, `√(1 + a² + b²)`
+/// ([`plane_root`]): one square root for both.
+#[inline]
+pub(crate) fn plane_normal_and_root(a: f64, b: f64) -> (V3, f64) {
     let l = plane_root(a, b);
-    [-a / l, -b / l, 1.0 / l]
+    ([-a / l, -b / l, 1.0 / l], l)
 }
 
 pub(crate) fn load_blocker(b: &Blocker) -> [V3; 3] {
