@@ -685,8 +685,10 @@ impl<const N: usize> Poly<N> {
                 let side = sd0.signum();
                 let speed = -side * dot(n, u);
                 if sd0 != 0.0 && speed > 0.0 {
+                    // (One division for the three radii.)
+                    let per_speed = 1.0 / speed;
                     for k in 0..q.count {
-                        let s = (sd0.abs() - q.face[k]).max(0.0) / speed;
+                        let s = (sd0.abs() - q.face[k]).max(0.0) * per_speed;
                         if s > limit {
                             break; // the later radii come later still
                         }
@@ -706,8 +708,9 @@ impl<const N: usize> Poly<N> {
                     let d = sub(p, prev);
                     let dd = dot(d, d);
                     let m = sub(e, prev);
-                    let m_perp = sub(m, scale(d, dot(m, d) / dd));
-                    let u_perp = sub(u, scale(d, dot(u, d) / dd));
+                    let per_dd = 1.0 / dd;
+                    let m_perp = sub(m, scale(d, dot(m, d) * per_dd));
+                    let u_perp = sub(u, scale(d, dot(u, d) * per_dd));
                     let a = dot(u_perp, u_perp);
                     let b = dot(m_perp, u_perp);
                     if dd > 0.0 && a > 0.0 && b < 0.0 {
@@ -719,7 +722,7 @@ impl<const N: usize> Poly<N> {
                             if s > limit {
                                 break;
                             }
-                            let tau = dot(add(m, scale(u, s)), d) / dd;
+                            let tau = dot(add(m, scale(u, s)), d) * per_dd;
                             if (0.0..=1.0).contains(&tau) {
                                 t.offer(k, s, Feature::SphereEdge(end, i));
                             }
@@ -761,12 +764,13 @@ impl<const N: usize> Poly<N> {
                         let side = sd0.signum();
                         let speed = -side * (u[0] * gy - u[1] * gx);
                         if sd0 != 0.0 && speed > 0.0 {
+                            let (per_speed, per_dxy2) = (1.0 / speed, 1.0 / dxy2);
                             for k in 0..q.count {
-                                let s = (sd0.abs() - q.bnd[k]).max(0.0) / speed;
+                                let s = (sd0.abs() - q.bnd[k]).max(0.0) * per_speed;
                                 if s > limit {
                                     break;
                                 }
-                                let tau = ((s * u[0] - prev[0]) * d[0] + (s * u[1] - prev[1]) * d[1]) / dxy2;
+                                let tau = ((s * u[0] - prev[0]) * d[0] + (s * u[1] - prev[1]) * d[1]) * per_dxy2;
                                 let zc = prev[2] + tau * d[2];
                                 if (0.0..=1.0).contains(&tau) && (-h..=h).contains(&zc) {
                                     t.offer(k, s, Feature::AxisEdge(i));
