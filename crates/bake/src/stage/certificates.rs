@@ -29,7 +29,7 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
-use crate::geom::{clipped_area, convex_overlap_area, polygon_area, signed_area2, xy_box};
+use crate::geom::{clipped_area, convex_overlap_area, greater, lesser, polygon_area, signed_area2, xy_box};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use walksurf_format::zerocopy::IntoBytes;
@@ -376,7 +376,7 @@ impl Grid<'_> {
                         continue;
                     };
                     let (plo, phi) = plane_box[id as usize];
-                    let span = |k: usize| phi[k].min(c_hi[k]) - plo[k].max(c_lo[k]);
+                    let span = |k: usize| lesser(phi[k], c_hi[k]) - greater(plo[k], c_lo[k]);
                     if span(0) < CERT_CELL_CM / CERT_SUBCELLS as f64 || span(1) < CERT_CELL_CM / CERT_SUBCELLS as f64 {
                         continue;
                     }
@@ -411,7 +411,8 @@ impl Grid<'_> {
                         let least = |k: usize| sub + grow_hi[k] - grow_lo[k];
                         members.retain(|&qi| {
                             let (plo, phi) = hot[qi as usize].bbox;
-                            let span = |k: usize| phi[k].min(c_hi[k] + grow_hi[k]) - plo[k].max(c_lo[k] + grow_lo[k]);
+                            let span =
+                                |k: usize| lesser(phi[k], c_hi[k] + grow_hi[k]) - greater(plo[k], c_lo[k] + grow_lo[k]);
                             span(0) >= least(0) && span(1) >= least(1)
                         });
                         let mut mask = 0;
@@ -435,8 +436,8 @@ impl Grid<'_> {
                         [g_hi[0], g_hi[1]],
                     ];
                     let z_at = |c: &[f64; 2]| a * c[0] + b * c[1] + k;
-                    let p_min = corners.iter().map(z_at).fold(f64::INFINITY, f64::min) - z_err;
-                    let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, f64::max) + z_err;
+                    let p_min = corners.iter().map(z_at).fold(f64::INFINITY, lesser) - z_err;
+                    let p_max = corners.iter().map(z_at).fold(f64::NEG_INFINITY, greater) + z_err;
                     // Another piece carrying the plane with another bound
                     // would make the runtime's recomputed bound differ.
                     if twinned[id as usize]
@@ -455,7 +456,7 @@ impl Grid<'_> {
                     // left to the clearance).
                     let list_below = p_max + list_height_cm;
                     // The plane's lowest point under a footprint.
-                    let low_under = |w: &Foot| z_at(&w.a).min(z_at(&w.b)) - g2.sqrt() * w.err;
+                    let low_under = |w: &Foot| lesser(z_at(&w.a), z_at(&w.b)) - g2.sqrt() * w.err;
                     // A certificate is worth its bytes only if the largest
                     // agent centred in some covered quarter gets past every
                     // footprint (as the runtime checks them): the quarters
@@ -1048,7 +1049,8 @@ fn near_convex(poly: &[[f64; 2]], orient: f64, p: [f64; 2], d: f64) -> bool {
 }
 
 /// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
-/// box: every corner on the inner side of every edge, or on it.
+/// box: every corner on the inner side of every edge, or on it (per edge,
+/// the corner farthest to the outside: [`least_side`]).
 fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> bool {
     let Some(&last) = poly.last() else {
         return false;
@@ -1056,11 +1058,12 @@ fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> boo
     if orient == 0.0 {
         return false;
     }
-    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
     let mut p = last;
     for &q in poly {
-        let inside = |v: &[f64; 2]| ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])) * orient >= 0.0;
-        if !corners.iter().all(inside) {
+        let s = [(q[0] - p[0]) * orient, (q[1] - p[1]) * orient];
+        // (NaN: not held.)
+        let side = least_side(p, s, lo, hi);
+        if side.is_nan() || side < 0.0 {
             return false;
         }
         p = q;
@@ -1068,9 +1071,21 @@ fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> boo
     true
 }
 
+/// The least over the box's (`lo ≤ hi`) four corners `v` of `s[0]·(v[1] − p[1]) −
+/// s[1]·(v[0] − p[0])`, the side of `v` of the line through `p` along `s`,
+/// evaluated at one corner only: the rounded expression is monotone in
+/// each coordinate of `v` (the direction given by the signs of `s`), so the
+/// corner where exact arithmetic has it least has it least rounded too.
+/// The greatest is `−least_side(p, −s, ..)` (rounding is symmetric).
+fn least_side(p: [f64; 2], s: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> f64 {
+    let v0 = if s[1] > 0.0 { hi[0] } else { lo[0] };
+    let v1 = if s[0] > 0.0 { lo[1] } else { hi[1] };
+    s[0] * (v1 - p[1]) - s[1] * (v0 - p[0])
+}
+
 /// Area of the intersection of two boxes.
 fn box_overlap_area(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> f64 {
-    let w = |k: usize| (a.1[k].min(b.1[k]) - a.0[k].max(b.0[k])).max(0.0);
+    let w = |k: usize| greater(lesser(a.1[k], b.1[k]) - greater(a.0[k], b.0[k]), 0.0);
     w(0) * w(1)
 }
 
@@ -1105,18 +1120,17 @@ fn convex_meets_box(
     }
     // The polygon lies on its inner side of each of its edge lines (on the
     // line itself when degenerate): an edge separates iff every corner is
-    // strictly outside.
-    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+    // strictly outside (the greatest side below 0, or the least above).
     let Some(&last) = poly.last() else {
         return false;
     };
     let mut p = last;
     for &q in poly {
-        let side = |v: &[f64; 2]| (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0]);
+        let e = [q[0] - p[0], q[1] - p[1]];
         let separates = if orient != 0.0 {
-            corners.iter().all(|v| side(v) * orient < 0.0)
+            least_side(p, [-e[0] * orient, -e[1] * orient], lo, hi) > 0.0
         } else {
-            corners.iter().all(|v| side(v) < 0.0) || corners.iter().all(|v| side(v) > 0.0)
+            least_side(p, [-e[0], -e[1]], lo, hi) > 0.0 || least_side(p, e, lo, hi) > 0.0
         };
         if separates {
             return false;
@@ -1507,5 +1521,77 @@ mod tests {
         let v = 0.1f64 + 1e-9;
         assert!(f32_at_most(v) as f64 <= v);
         assert!(f32_at_most(123.456) as f64 <= 123.456);
+    }
+    /// The one-corner box tests against every corner tested: the same
+    /// answers, touching and degenerate cases included (small integer
+    /// coordinates put corners exactly on edges; a few fractions do not).
+    #[test]
+    fn box_tests_by_one_corner_match_all_four() {
+        let corners = |lo: [f64; 2], hi: [f64; 2]| [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
+        let covers_all = |poly: &[[f64; 2]], orient: f64, lo, hi| {
+            orient != 0.0
+                && (0..poly.len()).all(|i| {
+                    let (p, q) = (poly[(i + poly.len() - 1) % poly.len()], poly[i]);
+                    corners(lo, hi)
+                        .iter()
+                        .all(|v| ((q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])) * orient >= 0.0)
+                })
+        };
+        let separated_all = |poly: &[[f64; 2]], orient: f64, lo, hi| {
+            (0..poly.len()).any(|i| {
+                let (p, q) = (poly[(i + poly.len() - 1) % poly.len()], poly[i]);
+                let side = |v: &[f64; 2]| (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0]);
+                let c = corners(lo, hi);
+                if orient != 0.0 {
+                    c.iter().all(|v| side(v) * orient < 0.0)
+                } else {
+                    c.iter().all(|v| side(v) < 0.0) || c.iter().all(|v| side(v) > 0.0)
+                }
+            })
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let (mut covered, mut separated, mut kept) = (0, 0, 0);
+        for case in 0..20_000 {
+            let coord = |r: u64| if case % 4 == 3 { r as f64 * 0.37 - 1.1 } else { r as f64 };
+            // A convex polygon: a triangle (either winding, sometimes
+            // degenerate) or an axis-aligned quad.
+            let poly: Vec<[f64; 2]> = if case % 2 == 0 {
+                (0..3).map(|_| [coord(next(9)), coord(next(9))]).collect()
+            } else {
+                let (x0, y0) = (coord(next(5)), coord(next(5)));
+                let (x1, y1) = (x0 + coord(next(5)), y0 + coord(next(5)));
+                vec![[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+            };
+            let lo = [coord(next(9)), coord(next(9))];
+            let size = |r: u64| if case % 4 == 3 { r as f64 * 0.37 } else { r as f64 };
+            let hi = [lo[0] + size(next(4)), lo[1] + size(next(4))];
+            let orient = orientation(&poly);
+            let want = covers_all(&poly, orient, lo, hi);
+            assert_eq!(covers_box(&poly, orient, lo, hi), want, "{poly:?} {lo:?} {hi:?}");
+            // (`convex_meets_box`'s box shortcuts aside: only its edge test.)
+            let bbox = xy_box(&poly);
+            let outside = bbox.1[0] < lo[0] || bbox.0[0] > hi[0] || bbox.1[1] < lo[1] || bbox.0[1] > hi[1];
+            let inside = bbox.0[0] >= lo[0] && bbox.0[1] >= lo[1] && bbox.1[0] <= hi[0] && bbox.1[1] <= hi[1];
+            if !outside && !inside {
+                let sep = separated_all(&poly, orient, lo, hi);
+                assert_eq!(
+                    convex_meets_box(&poly, bbox, orient, lo, hi),
+                    !sep,
+                    "{poly:?} {lo:?} {hi:?}"
+                );
+                separated += sep as usize;
+                kept += 1;
+            }
+            covered += want as usize;
+        }
+        // Both answers occur often enough for the comparison to mean something.
+        assert!(
+            covered > 200 && separated > 500 && kept - separated > 1000,
+            "{covered} {separated} {kept}"
+        );
     }
 }

@@ -671,31 +671,42 @@ fn split(
 ) -> Option<Fragments> {
     let start = clip_start(poly);
     let (mut walk, mut cut) = (Vec::new(), Vec::new());
-    // The part of `p` between the lines at cells `span.start` and
-    // `span.end` (offset by `first`) on `axis`; no line at the mask's ends.
-    let mut clip_span = |p: &[ClipVertex], axis: usize, first: i32, span: &Range<usize>, n: usize| {
+    // (Scratch, reused by every clip.)
+    let (mut strip, mut part, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+    // Into `out`: the part of `p` between the lines at cells `span.start`
+    // and `span.end` (offset by `first`) on `axis`; no line at the mask's
+    // ends. `spare` is scratch.
+    let mut clip_span = |p: &[ClipVertex],
+                         axis: usize,
+                         first: i32,
+                         span: &Range<usize>,
+                         n: usize,
+                         out: &mut Vec<ClipVertex>,
+                         spare: &mut Vec<ClipVertex>| {
         let line = |k: usize| (first as i64 + k as i64) * CELL_FIXED;
-        let mut out = p.to_vec();
+        out.clear();
+        out.extend_from_slice(p);
         if span.start > 0 {
-            out = clip_line(&out, poly, axis, line(span.start), true, toward, made);
+            clip_line(out, poly, axis, line(span.start), true, toward, made, spare);
+            std::mem::swap(out, spare);
         }
         if span.end < n {
-            out = clip_line(&out, poly, axis, line(span.end), false, toward, made);
+            clip_line(out, poly, axis, line(span.end), false, toward, made, spare);
+            std::mem::swap(out, spare);
         }
-        out
     };
     // Bands of consecutive rows with the same states, then runs of equal
     // cells in a band: cut only where the state changes (an axis-aligned
     // blocked strip is one cut).
     let row = |j: usize| &mask.blocked[j * mask.w..(j + 1) * mask.w];
     for band in equal_runs(mask.h, |a, b| row(a) == row(b)) {
-        let strip = clip_span(&start, 1, mask.j0, &band, mask.h);
+        clip_span(&start, 1, mask.j0, &band, mask.h, &mut strip, &mut spare);
         if strip.len() < 3 {
             continue;
         }
         let states = row(band.start);
         for run in equal_runs(mask.w, |a, b| states[a] == states[b]) {
-            let part = clip_span(&strip, 0, mask.i0, &run, mask.w);
+            clip_span(&strip, 0, mask.i0, &run, mask.w, &mut part, &mut spare);
             if let Some(p) = finish(part.iter().map(|v| v.fixed))? {
                 if states[run.start] { cut.push(p) } else { walk.push(p) }
             }
@@ -1636,7 +1647,9 @@ fn equal_runs(n: usize, same: impl Fn(usize, usize) -> bool) -> Vec<Range<usize>
 
 /// Sutherland–Hodgman against the cell line `axis = c` (fixed point),
 /// keeping `≥ c` (`keep_above`) or `≤ c`. A crossing of an original edge is
-/// computed from that edge's endpoints, in a canonical order.
+/// computed from that edge's endpoints, in a canonical order. The result
+/// replaces `out`'s contents.
+#[allow(clippy::too_many_arguments)]
 fn clip_line(
     poly: &[ClipVertex],
     orig: &Polygon,
@@ -1645,7 +1658,8 @@ fn clip_line(
     keep_above: bool,
     toward: &dyn Fn(usize) -> bool,
     made: &mut Vec<(usize, [i32; 2])>,
-) -> Vec<ClipVertex> {
+    out: &mut Vec<ClipVertex>,
+) {
     let inside = |v: &ClipVertex| {
         if keep_above {
             v.at[axis] >= c as f64
@@ -1679,7 +1693,7 @@ fn clip_line(
         }
     };
     let n = poly.len();
-    let mut out = Vec::with_capacity(n + 2);
+    out.clear();
     for k in 0..n {
         let (p, c_) = (&poly[(k + n - 1) % n], &poly[k]);
         match (inside(p), inside(c_)) {
@@ -1698,7 +1712,6 @@ fn clip_line(
             (false, false) => {}
         }
     }
-    out
 }
 
 /// Where edge `a → b` crosses `axis = c`: the other coordinate as f64 and
