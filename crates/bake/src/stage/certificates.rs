@@ -30,8 +30,8 @@
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
 use crate::geom::{clipped_area, convex_overlap_area, greater, lesser, polygon_area, signed_area2, xy_box};
+use crate::stage::convex_partition::FastMap;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use walksurf_format::zerocopy::IntoBytes;
 use walksurf_format::{CERT_ALL_SUBCELLS, CERT_CELL_CM, CERT_CELLS, CERT_SUBCELLS, Cert, CertWall};
 
@@ -328,7 +328,7 @@ impl Grid<'_> {
         let mut walls: Vec<CertWall> = Vec::new();
         let mut listed: Vec<Foot> = Vec::new();
         let mut stored: Vec<CertWall> = Vec::new();
-        let mut shared: HashMap<u64, usize> = HashMap::new();
+        let mut shared: FastMap<u64, usize> = FastMap::default();
         let mut parts: Vec<u32> = Vec::new();
         let mut by_plane: Vec<(u32, u32)> = Vec::new();
         let mut members: Vec<u32> = Vec::new();
@@ -607,7 +607,7 @@ impl Grid<'_> {
 
     /// Where `stored` begins in `walls`: an earlier copy (found by its hash
     /// in `shared`) or one appended now.
-    fn share_walls(stored: &[CertWall], walls: &mut Vec<CertWall>, shared: &mut HashMap<u64, usize>) -> usize {
+    fn share_walls(stored: &[CertWall], walls: &mut Vec<CertWall>, shared: &mut FastMap<u64, usize>) -> usize {
         let key = walksurf_format::hash64(stored.as_bytes());
         let same = |&first: &usize| {
             walls

@@ -12,6 +12,7 @@
 use crate::error::BakeError;
 use crate::geom::{greater, lesser};
 use crate::stage::certificates::{CertPrim, CertReach, certificates};
+use crate::stage::convex_partition::FastMap;
 use crate::stage::tiling::TileContent;
 use crate::tolerance::{CERT_BAND_CM, CERT_LIST_SLACK_CM};
 use walksurf_format::zerocopy::{self, IntoBytes};
@@ -553,7 +554,7 @@ fn convex_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
 /// [`walksurf_format::MAX_CERT_LIST`] is not stored (its cell takes the
 /// full path).
 fn share_cert_lists(offsets: &[u32], certs: &[Cert]) -> (Vec<u32>, Vec<Cert>) {
-    let mut first_of: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
+    let mut first_of: FastMap<&[u8], u32> = FastMap::default();
     let mut shared = Vec::new();
     // (The cell before is the likeliest twin: checked first.)
     let mut before: Option<(&[u8], u32)> = None;
