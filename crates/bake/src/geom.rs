@@ -126,6 +126,19 @@ pub fn greater(a: f64, b: f64) -> f64 {
     if a > b { a } else { b }
 }
 
+/// The least over the four corners `v` of the box `[lo, hi]` (`lo ≤ hi`)
+/// of `s[0]·(v[1] − p[1]) − s[1]·(v[0] − p[0])`: the side of `v` of the line
+/// through `p` along `s`, evaluated at one corner only. The rounded
+/// expression is monotone in each coordinate of `v` (the direction given by
+/// the signs of `s`), so the corner where exact arithmetic has it least has
+/// it least rounded too. The greatest is `−least_side(p, −s, ..)` (rounding
+/// is symmetric).
+pub fn least_side(p: [f64; 2], s: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> f64 {
+    let v0 = if s[1] > 0.0 { hi[0] } else { lo[0] };
+    let v1 = if s[0] > 0.0 { lo[1] } else { hi[1] };
+    s[0] * (v1 - p[1]) - s[1] * (v0 - p[0])
+}
+
 /// `f64` bits as a `u64` with the same order as the numbers (−0 = +0;
 /// positions are never NaN).
 pub fn ordered_bits(v: f64) -> u64 {

@@ -29,7 +29,7 @@
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
 
-use crate::geom::{clipped_area, convex_overlap_area, greater, lesser, polygon_area, signed_area2, xy_box};
+use crate::geom::{clipped_area, convex_overlap_area, greater, least_side, lesser, polygon_area, signed_area2, xy_box};
 use crate::stage::convex_partition::FastMap;
 use rayon::prelude::*;
 use walksurf_format::zerocopy::IntoBytes;
@@ -1071,18 +1071,6 @@ fn covers_box(poly: &[[f64; 2]], orient: f64, lo: [f64; 2], hi: [f64; 2]) -> boo
     true
 }
 
-/// The least over the box's (`lo ≤ hi`) four corners `v` of `s[0]·(v[1] − p[1]) −
-/// s[1]·(v[0] − p[0])`, the side of `v` of the line through `p` along `s`,
-/// evaluated at one corner only: the rounded expression is monotone in
-/// each coordinate of `v` (the direction given by the signs of `s`), so the
-/// corner where exact arithmetic has it least has it least rounded too.
-/// The greatest is `−least_side(p, −s, ..)` (rounding is symmetric).
-fn least_side(p: [f64; 2], s: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> f64 {
-    let v0 = if s[1] > 0.0 { hi[0] } else { lo[0] };
-    let v1 = if s[0] > 0.0 { lo[1] } else { hi[1] };
-    s[0] * (v1 - p[1]) - s[1] * (v0 - p[0])
-}
-
 /// Area of the intersection of two boxes.
 fn box_overlap_area(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> f64 {
     let w = |k: usize| greater(lesser(a.1[k], b.1[k]) - greater(a.0[k], b.0[k]), 0.0);
@@ -1522,6 +1510,7 @@ mod tests {
         assert!(f32_at_most(v) as f64 <= v);
         assert!(f32_at_most(123.456) as f64 <= 123.456);
     }
+
     /// The one-corner box tests against every corner tested: the same
     /// answers, touching and degenerate cases included (small integer
     /// coordinates put corners exactly on edges; a few fractions do not).

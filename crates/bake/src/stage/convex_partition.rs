@@ -165,14 +165,16 @@ fn with_shared_edges(live: Vec<Polygon>) -> Vec<(Polygon, u32)> {
 /// the (fast, non-cryptographic) hash order cannot change the result.
 type EdgeMap<V> = FastMap<([i32; 2], [i32; 2]), V>;
 
-/// A hash map with [`EdgeHasher`], for keys made of the bake's own integers.
-/// Only to look up: iterating it would make the output depend on the hash.
+/// A hash map with [`EdgeHasher`], for keys made of the bake's own data
+/// (integers, byte strings). Only to look up: iterating it would make the
+/// output depend on the hash.
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<EdgeHasher>>;
 /// The set of [`FastMap`].
 pub(crate) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<EdgeHasher>>;
 
-/// A multiply-rotate hash of the edge's four `i32`s (keys come from the
-/// bake's own geometry, not from an adversary choosing collisions).
+/// A multiply-rotate hash of 32-bit words, such as an edge's four `i32`s
+/// (keys come from the bake's own geometry, not from an adversary choosing
+/// collisions).
 #[derive(Default)]
 pub(crate) struct EdgeHasher(u64);
 

@@ -17,7 +17,7 @@
 //! Cost: linear in (triangles × tiles each overlaps), `O(n log n)` sorting.
 
 use crate::config::BakeConfig;
-use crate::geom::position_key;
+use crate::geom::{least_side, position_key};
 use crate::stage::classify::{Classes, TriClass};
 use crate::stage::contour::{PatchInfo, headroom_cut};
 use crate::stage::convex_partition::merge_convex;
@@ -410,15 +410,14 @@ fn meets_square(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> bool {
     if (0..2).any(|k| v.iter().all(|p| p[k] < lo[k]) || v.iter().all(|p| p[k] > hi[k])) {
         return false;
     }
-    let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
     (0..3).all(|i| {
         let (a, b, c) = (v[i], v[(i + 1) % 3], v[(i + 2) % 3]);
-        let side = |p: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-        let third = side([c[0], c[1]]);
-        let d = corners.map(side);
-        // (Collinear corners: any side of their line separates.)
-        let away_neg = third >= 0.0 && d.iter().all(|&x| x < 0.0);
-        let away_pos = third <= 0.0 && d.iter().all(|&x| x > 0.0);
+        let (a, e) = ([a[0], a[1]], [b[0] - a[0], b[1] - a[1]]);
+        let third = e[0] * (c[1] - a[1]) - e[1] * (c[0] - a[0]);
+        // Every corner below the line (the greatest side below 0), or every
+        // one above. (Collinear corners: any side of their line separates.)
+        let away_neg = third >= 0.0 && least_side(a, [-e[0], -e[1]], lo, hi) > 0.0;
+        let away_pos = third <= 0.0 && least_side(a, e, lo, hi) > 0.0;
         !(away_neg || away_pos)
     })
 }
