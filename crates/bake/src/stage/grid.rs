@@ -118,7 +118,10 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
     let lines: Vec<Vec<Line>> = polys.iter().map(|p| inset_lines(p)).collect();
     let mut buf = Clipper::default();
 
-    // Every other primitive: blockers (no group) and the pieces themselves.
+    // Every other primitive: the pieces themselves, then the blockers (no
+    // group). (The masks do not depend on the order. Pieces first: floors
+    // stacked inside a prop block each other wholly and leave the search
+    // before the prop's many blocker triangles look for them.)
     let blocker_polys: Vec<Vec<[f64; 3]>> = blockers
         .iter()
         .map(|b| {
@@ -128,10 +131,11 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
                 .collect()
         })
         .collect();
-    let prims = blocker_polys
+    let prims = polys
         .iter()
-        .map(|p| (p, u32::MAX))
-        .chain(polys.iter().zip(pieces).map(|(p, piece)| (p, piece.patch)));
+        .zip(pieces)
+        .map(|(p, piece)| (p, piece.patch))
+        .chain(blocker_polys.iter().map(|p| (p, u32::MAX)));
     for (q, group) in prims {
         let (qlo, qhi) = xy_box(q);
         let (qz_lo, qz_hi) = z_box(q);
