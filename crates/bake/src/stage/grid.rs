@@ -107,7 +107,7 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
             }
         })
         .collect();
-    let mut tree = EntryTree::new(entries, pieces.len());
+    let mut tree = EntryTree::new(entries.clone(), pieces.len());
     // Cells of each piece not blocked yet.
     let mut open: Vec<usize> = masks.iter().map(|m| m.blocked.len()).collect();
     let (mut found, mut stack): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
@@ -136,7 +136,19 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
         .zip(pieces)
         .map(|(p, piece)| (p, piece.patch))
         .chain(blocker_polys.iter().map(|p| (p, u32::MAX)));
-    for (q, group) in prims {
+    // Pieces wholly blocked so far.
+    let mut gone = 0;
+    for (at, (q, group)) in prims.enumerate() {
+        // The blockers search only the pieces left: where many are wholly
+        // blocked by then (a level full of props), a tree of those alone.
+        if at == pieces.len() && gone * 4 > pieces.len() {
+            let live = entries
+                .iter()
+                .filter(|e| !tree.retired[e.piece as usize])
+                .copied()
+                .collect();
+            tree = EntryTree::new(live, pieces.len());
+        }
         let (qlo, qhi) = xy_box(q);
         let (qz_lo, qz_hi) = z_box(q);
         // The primitive's box in f32, rounded outward.
@@ -210,6 +222,7 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
             }
             // Wholly blocked: nothing can change its mask any more.
             if open[p] == 0 {
+                gone += 1;
                 tree.retire(p as u32);
             }
         }
