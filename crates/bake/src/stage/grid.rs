@@ -122,20 +122,16 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
     // group). (The masks do not depend on the order. Pieces first: floors
     // stacked inside a prop block each other wholly and leave the search
     // before the prop's many blocker triangles look for them.)
-    let blocker_polys: Vec<Vec<[f64; 3]>> = blockers
+    let blocker_polys: Vec<[[f64; 3]; 3]> = blockers
         .iter()
-        .map(|b| {
-            b.vertices
-                .iter()
-                .map(|v| [v[0] - origin[0], v[1] - origin[1], v[2]])
-                .collect()
-        })
+        .map(|b| b.vertices.map(|v| [v[0] - origin[0], v[1] - origin[1], v[2]]))
         .collect();
     let prims = polys
         .iter()
+        .map(Vec::as_slice)
         .zip(pieces)
         .map(|(p, piece)| (p, piece.patch))
-        .chain(blocker_polys.iter().map(|p| (p, u32::MAX)));
+        .chain(blocker_polys.iter().map(|p| (p.as_slice(), u32::MAX)));
     // Pieces wholly blocked so far.
     let mut gone = 0;
     for (at, (q, group)) in prims.enumerate() {
