@@ -321,6 +321,7 @@ pub fn build_tile_hashed(
     };
     // Walkable surface: each flat group's triangles, clipped and quantised,
     // merged into convex pieces on the group's plane.
+    let mut clip_scratch = [Vec::new(), Vec::new()];
     for (group_index, group) in flats.patches.iter().enumerate() {
         let mut polys = Vec::with_capacity(group.triangles.len());
         for &pos in &group.triangles {
@@ -334,7 +335,12 @@ pub fn build_tile_hashed(
             // into a piece on the group's plane, the step or crack there
             // (and the edge a capsule rests on) would be lost.
             let on_seam = group_seams[group_index].triangles.binary_search(&pos).is_ok();
-            match clip_polygon(v, origin, halo).filter(|_| !on_seam) {
+            let clipped = if on_seam {
+                None
+            } else {
+                clip_polygon(v, origin, halo, &mut clip_scratch)
+            };
+            match clipped {
                 Some(p) => polys.push(p),
                 None => {
                     // (Counted as stored, as a reused tile's are: a far
@@ -425,14 +431,24 @@ fn meets_square(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> bool {
 /// Clips a walkable triangle's XY footprint to the tile square plus halo
 /// and quantises it: a CCW, strictly convex fixed-point polygon, or `None`
 /// when nothing (or nothing representable) is left.
-fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i32; 2]>> {
-    let mut poly: Vec<[f64; 2]> = v.iter().map(|p| [p[0] - origin[0], p[1] - origin[1]]).collect();
+/// `scratch` holds the clipping's work (nothing else is allocated but the
+/// result).
+fn clip_polygon(
+    v: [[f64; 3]; 3],
+    origin: [f64; 2],
+    halo: f64,
+    scratch: &mut [Vec<[f64; 2]>; 2],
+) -> Option<Vec<[i32; 2]>> {
+    let [poly, spare] = scratch;
+    poly.clear();
+    poly.extend(v.iter().map(|p| [p[0] - origin[0], p[1] - origin[1]]));
     if cross2(poly[0], poly[1], poly[2]) < 0.0 {
         poly.reverse();
     }
     let (lo, hi) = (-halo, TILE_SIZE_CM + halo);
     for (axis, bound, keep_below) in [(0, lo, false), (0, hi, true), (1, lo, false), (1, hi, true)] {
-        poly = clip_half_plane(&poly, axis, bound, keep_below);
+        clip_half_plane(poly, axis, bound, keep_below, spare);
+        std::mem::swap(poly, spare);
         if poly.len() < 3 {
             return None;
         }
@@ -461,7 +477,13 @@ fn clip_polygon(v: [[f64; 3]; 3], origin: [f64; 2], halo: f64) -> Option<Vec<[i3
 /// The part of a polygon on one side of the line (plane) `p[axis] = bound`
 /// (`keep_below`: where `p[axis] ≤ bound`); cut points interpolate every
 /// coordinate and lie exactly on the bound.
-fn clip_half_plane<const N: usize>(poly: &[[f64; N]], axis: usize, bound: f64, keep_below: bool) -> Vec<[f64; N]> {
+fn clip_half_plane<const N: usize>(
+    poly: &[[f64; N]],
+    axis: usize,
+    bound: f64,
+    keep_below: bool,
+    out: &mut Vec<[f64; N]>,
+) {
     let inside = |p: [f64; N]| if keep_below { p[axis] <= bound } else { p[axis] >= bound };
     let cut = |p: [f64; N], q: [f64; N]| {
         let t = (bound - p[axis]) / (q[axis] - p[axis]);
@@ -469,7 +491,7 @@ fn clip_half_plane<const N: usize>(poly: &[[f64; N]], axis: usize, bound: f64, k
         r[axis] = bound;
         r
     };
-    let mut out = Vec::with_capacity(poly.len() + 1);
+    out.clear();
     for i in 0..poly.len() {
         let prev = poly[(i + poly.len() - 1) % poly.len()];
         let cur = poly[i];
@@ -483,7 +505,6 @@ fn clip_half_plane<const N: usize>(poly: &[[f64; N]], axis: usize, bound: f64, k
             (false, false) => {}
         }
     }
-    out
 }
 
 /// How far beyond its tile's square a blocker is stored; farther parts are
@@ -508,9 +529,10 @@ fn push_blocker(out: &mut Vec<BlockerTri>, v: [[f64; 3]; 3], flags: u32, origin:
         out.push(BlockerTri { vertices: v, flags });
         return;
     }
-    let mut poly = v.to_vec();
+    let (mut poly, mut spare) = (v.to_vec(), Vec::new());
     for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
-        poly = clip_half_plane(&poly, axis, bound, keep_below);
+        clip_half_plane(&poly, axis, bound, keep_below, &mut spare);
+        std::mem::swap(&mut poly, &mut spare);
     }
     // (A cut through a vertex repeats it.)
     poly.dedup();
