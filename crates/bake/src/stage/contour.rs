@@ -158,7 +158,8 @@ pub fn headroom_cut(pieces: Vec<Piece>, masks: &[CellMask]) -> (Vec<Piece>, Vec<
                 cut_crossings: vertices.iter().any(made),
                 vertices,
                 interior_edges: 0,
-                ..first.clone()
+                plane: first.plane,
+                plane_err_cm: first.plane_err_cm,
             });
         }
     }

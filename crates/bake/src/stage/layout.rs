@@ -198,6 +198,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     ];
     let mut blockers = Vec::with_capacity(tile.blockers.len());
     let mut bitems = Vec::with_capacity(tile.blockers.len());
+    cert_prims.reserve(tile.blockers.len() + tile.seams.len());
     for (i, b) in tile.blockers.iter().enumerate() {
         let rel = b
             .vertices
