@@ -474,8 +474,8 @@ fn split_sah(items: &mut [BvhItem]) -> (&mut [BvhItem], &mut [BvhItem]) {
         // before it, which comes first and wins the tie.
         let mut held = [0usize; SAH_BINS];
         let mut m = 0;
-        for b in 0..SAH_BINS {
-            if count[k][b] > 0 {
+        for (b, &c) in count[k].iter().enumerate() {
+            if c > 0 {
                 held[m] = b;
                 m += 1;
             }
