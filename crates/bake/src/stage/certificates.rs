@@ -28,6 +28,8 @@
 //!
 //! Cost: primitives are bucketed by the cells their grown box covers; each
 //! cell tests its bucket (`O(Σ bucket²)` worst case, small in practice).
+//! A primitive's part above a plane is found once per band of rows and
+//! kept for the band's other cells.
 
 use crate::geom::{clipped_area, convex_overlap_area, greater, least_side, lesser, polygon_area, signed_area2, xy_box};
 use crate::stage::convex_partition::FastMap;

@@ -476,7 +476,7 @@ fn clip_polygon(
 
 /// The part of a polygon on one side of the line (plane) `p[axis] = bound`
 /// (`keep_below`: where `p[axis] ≤ bound`); cut points interpolate every
-/// coordinate and lie exactly on the bound.
+/// coordinate and lie exactly on the bound. Into `out` (cleared first).
 fn clip_half_plane<const N: usize>(
     poly: &[[f64; N]],
     axis: usize,
