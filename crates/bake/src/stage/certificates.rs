@@ -74,9 +74,10 @@ pub struct CertPrim {
     pub z_hi: f64,
     /// For pieces: the stored plane `(a, b, k)` and its error bound.
     pub plane: Option<([f64; 3], f64)>,
-    /// For blockers: each vertex's z, in the order of `xy` (a primitive
-    /// with neither this nor a plane, such as a seam, is taken whole).
-    pub vertex_z: Vec<f64>,
+    /// For blockers (triangles): each vertex's z, in the order of `xy` (a
+    /// primitive with neither this nor a plane, such as a seam, is taken
+    /// whole).
+    pub vertex_z: Option<[f64; 3]>,
     /// For pieces: bit `i` set when edge `i` (vertex `i` to `i + 1`) lies
     /// along other pieces of its flat group (the surface goes on across
     /// it); every other edge bounds the surface.
@@ -867,8 +868,8 @@ fn above_part(p: &CertPrim, [a, b, k]: [f64; 3], depth: f64, band_cm: f64, out: 
     if n == 0 || n > MAX_CLIP_VERTICES {
         return Reach::Whole { rise: f64::INFINITY };
     }
-    let (up, down) = match p.plane {
-        Some(([pa, pb, pk], e)) => {
+    let (up, down) = match (p.plane, p.vertex_z) {
+        (Some(([pa, pb, pk], e)), _) => {
             for (z, v) in z.iter_mut().zip(&p.xy) {
                 *z = pa * v[0] + pb * v[1] + pk;
             }
@@ -878,13 +879,13 @@ fn above_part(p: &CertPrim, [a, b, k]: [f64; 3], depth: f64, band_cm: f64, out: 
                 e + (pa * pa + pb * pb).sqrt() * band_cm,
             )
         }
-        None if p.vertex_z.len() == n => {
-            z[..n].copy_from_slice(&p.vertex_z);
+        (None, Some(vz)) if n == 3 => {
+            z[..n].copy_from_slice(&vz);
             let step = 1.0 / walksurf_format::VERTEX_STEPS_PER_CM;
             let s = step * (1.0 + a.abs() + b.abs());
             (s, s)
         }
-        None => return Reach::Whole { rise: f64::INFINITY },
+        (None, _) => return Reach::Whole { rise: f64::INFINITY },
     };
     // How far above the plane each vertex lies.
     let mut over = [0.0f64; MAX_CLIP_VERTICES];
@@ -1211,7 +1212,7 @@ mod tests {
             z_lo: z,
             z_hi: z,
             plane: Some(([0.0, 0.0, z], 0.001)),
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         }
     }
@@ -1251,20 +1252,20 @@ mod tests {
                     z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                     xy,
                     plane: Some(([a, b, k], 0.001)),
-                    vertex_z: Vec::new(),
+                    vertex_z: None,
                     interior: 0,
                 });
             }
             for _ in 0..40 {
                 let (x, y) = (next() * 1000.0, next() * 1000.0);
                 let xy: Vec<[f64; 2]> = (0..3).map(|_| [x + next() * 120.0, y + next() * 120.0]).collect();
-                let vertex_z: Vec<f64> = (0..3).map(|_| next() * 400.0 - 100.0).collect();
+                let vertex_z: [f64; 3] = std::array::from_fn(|_| next() * 400.0 - 100.0);
                 prims.push(CertPrim {
                     z_lo: vertex_z.iter().copied().fold(f64::INFINITY, f64::min),
                     z_hi: vertex_z.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                     xy,
                     plane: None,
-                    vertex_z,
+                    vertex_z: Some(vertex_z),
                     interior: 0,
                 });
             }
@@ -1318,7 +1319,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 1000.0,
             plane: Some(([1.0, 0.0, 0.0], 0.001)),
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         let (off, certs, _) = certificates(std::slice::from_ref(&slope), REACH);
@@ -1371,19 +1372,19 @@ mod tests {
             z_lo: 0.0,
             z_hi: 0.0,
             plane,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         // The 1000 cm square as two triangles sharing the diagonal (an
         // interior edge of each).
         let halves = [
             CertPrim {
-                vertex_z: Vec::new(),
+                vertex_z: None,
                 interior: 1 << 2,
                 ..tri(vec![[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0]])
             },
             CertPrim {
-                vertex_z: Vec::new(),
+                vertex_z: None,
                 interior: 1,
                 ..tri(vec![[0.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]])
             },
@@ -1451,7 +1452,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         let walls_in = [
@@ -1464,7 +1465,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 300.0,
             plane: None,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         // A curb 12 cm high, and the floor of a pit 40 cm down (wholly
@@ -1474,7 +1475,7 @@ mod tests {
             z_lo: 0.0,
             z_hi: 12.0,
             plane: None,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         let pit_floor = flat_floor(100.0, 200.0, -40.0);
@@ -1483,7 +1484,7 @@ mod tests {
             z_lo: -40.0,
             z_hi: 0.0,
             plane: None,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         let mut prims = vec![floor];
@@ -1539,7 +1540,7 @@ mod tests {
             z_lo: z.iter().copied().fold(f64::INFINITY, f64::min),
             z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             plane: None,
-            vertex_z: z.to_vec(),
+            vertex_z: Some(z),
             interior: 0,
         };
         let mut out = Vec::new();
@@ -1590,7 +1591,7 @@ mod tests {
             z_lo: (a * (hi - 800.0)).min(0.0),
             z_hi: 0.0,
             plane: Some(([a, 0.0, -a * 800.0], 0.001)),
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         };
         let prims = vec![facet(0.0, 800.0, 0.0), facet(800.0, 1600.0, -0.3)];

@@ -184,7 +184,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
                 z_lo: it.lo[2] - beyond,
                 z_hi: it.hi[2] + beyond,
                 plane: Some(*plane),
-                vertex_z: Vec::new(),
+                vertex_z: None,
                 interior: p.interior_edges,
             }
         })
@@ -235,7 +235,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: lo[2],
             z_hi: hi[2],
             plane: None,
-            vertex_z: rel.iter().map(|v| v[2]).collect(),
+            vertex_z: Some(rel.map(|v| v[2])),
             interior: 0,
         });
         bitems.push(BvhItem { lo, hi, leaf: i as u32 });
@@ -253,7 +253,7 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
             z_lo: z.iter().copied().fold(f64::INFINITY, f64::min) - slack,
             z_hi: z.iter().copied().fold(f64::NEG_INFINITY, f64::max) + slack,
             plane: None,
-            vertex_z: Vec::new(),
+            vertex_z: None,
             interior: 0,
         });
     }
