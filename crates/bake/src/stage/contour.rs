@@ -423,7 +423,8 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
             Some((w, c)) if !c.is_empty() && MIN_WALK_SHARE_DEN * w.iter().map(area2).sum::<i128>() >= MIN_WALK_SHARE_NUM * area));
         near.push(parts);
     }
-    let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::default();
+    let edges = members.iter().map(|&i| pieces[i].vertices.len()).sum();
+    let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::with_capacity_and_hasher(edges, Default::default());
     for (m, &i) in members.iter().enumerate() {
         let v = &pieces[i].vertices;
         for k in 0..v.len() {

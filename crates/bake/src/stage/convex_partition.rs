@@ -49,7 +49,8 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
 fn merge_greedy(polys: Vec<Polygon>, longest_first: bool) -> Vec<Polygon> {
     let mut polys: Vec<Option<Polygon>> = polys.into_iter().map(Some).collect();
     // Directed edge → polygon holding it.
-    let mut owner: EdgeMap<usize> = EdgeMap::default();
+    let edges = polys.iter().flatten().map(Vec::len).sum();
+    let mut owner: EdgeMap<usize> = EdgeMap::with_capacity_and_hasher(edges, Default::default());
     for (i, p) in polys.iter().enumerate() {
         if let Some(p) = p {
             for k in 0..p.len() {
@@ -142,7 +143,8 @@ fn replace_merged(polys: &mut [Option<Polygon>], owner: &mut EdgeMap<usize>, a: 
 
 /// Each polygon with the bit mask of its edges another one holds reversed.
 fn with_shared_edges(live: Vec<Polygon>) -> Vec<(Polygon, u32)> {
-    let mut shared: EdgeMap<()> = EdgeMap::default();
+    let edges = live.iter().map(Vec::len).sum();
+    let mut shared: EdgeMap<()> = EdgeMap::with_capacity_and_hasher(edges, Default::default());
     for p in &live {
         for k in 0..p.len() {
             shared.insert((p[k], p[(k + 1) % p.len()]), ());
