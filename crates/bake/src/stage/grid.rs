@@ -68,7 +68,10 @@ pub fn cell_of(cm: f64) -> i32 {
 /// group here: pieces of one group never block each other).
 pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2], headroom_cm: f64) -> Vec<CellMask> {
     // Each piece as a 3-D polygon, its cell box and z range.
-    let polys: Vec<Vec<[f64; 3]>> = pieces.iter().map(piece_polygon).collect();
+    let mut polys = Runs::default();
+    for p in pieces {
+        polys.push(piece_polygon(p));
+    }
     let mut masks: Vec<CellMask> = polys
         .iter()
         .map(|p| {
@@ -115,7 +118,10 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
     let (mut over, mut row): (Vec<[f64; 3]>, Vec<[f64; 3]>) = (Vec::new(), Vec::new());
 
     // Each piece's edges as inward unit-normal lines.
-    let lines: Vec<Vec<Line>> = polys.iter().map(|p| inset_lines(p)).collect();
+    let mut lines = Runs::default();
+    for p in polys.iter() {
+        lines.push(inset_lines(p));
+    }
     let mut buf = Clipper::default();
 
     // Every other primitive: the pieces themselves, then the blockers (no
@@ -128,7 +134,6 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
         .collect();
     let prims = polys
         .iter()
-        .map(Vec::as_slice)
         .zip(pieces)
         .map(|(p, piece)| (p, piece.patch))
         .chain(blocker_polys.iter().map(|p| (p.as_slice(), u32::MAX)));
@@ -177,7 +182,7 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
             // Is q over the piece at all? Then row by row, cell by
             // cell, over the part of q inside the piece.
             buf.load(q);
-            if !buf.inside(&lines[p]) || !buf.in_band(&pieces[p].plane, headroom_cm) {
+            if !buf.inside(lines.get(p)) || !buf.in_band(&pieces[p].plane, headroom_cm) {
                 continue;
             }
             // Wholly within the band: every cell it meets is blocked.
@@ -431,18 +436,48 @@ struct Line {
     normal: [f64; 2],
 }
 
-fn inset_lines(piece: &[[f64; 3]]) -> Vec<Line> {
+fn inset_lines(piece: &[[f64; 3]]) -> impl Iterator<Item = Line> + '_ {
     let n = piece.len();
-    (0..n)
-        .map(|k| {
-            let (a, b) = (piece[k], piece[(k + 1) % n]);
-            let len = (b[0] - a[0]).hypot(b[1] - a[1]).max(f64::MIN_POSITIVE);
-            Line {
-                at: [a[0], a[1]],
-                normal: [-(b[1] - a[1]) / len, (b[0] - a[0]) / len],
-            }
-        })
-        .collect()
+    (0..n).map(move |k| {
+        let (a, b) = (piece[k], piece[(k + 1) % n]);
+        let len = (b[0] - a[0]).hypot(b[1] - a[1]).max(f64::MIN_POSITIVE);
+        Line {
+            at: [a[0], a[1]],
+            normal: [-(b[1] - a[1]) / len, (b[0] - a[0]) / len],
+        }
+    })
+}
+
+/// Per piece, a run of one flat list (one allocation for them all).
+struct Runs<T> {
+    /// Run `i` is `items[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T> Default for Runs<T> {
+    fn default() -> Self {
+        Runs {
+            ends: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T> Runs<T> {
+    fn push(&mut self, run: impl IntoIterator<Item = T>) {
+        self.items.extend(run);
+        self.ends.push(self.items.len());
+    }
+
+    fn get(&self, i: usize) -> &[T] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.items[start..self.ends[i]]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[T]> {
+        (0..self.ends.len()).map(|i| self.get(i))
+    }
 }
 
 /// Reused clipping buffers (nothing allocated per test once warm).
@@ -524,14 +559,11 @@ impl Clipper {
     }
 }
 
-fn piece_polygon(p: &Piece) -> Vec<[f64; 3]> {
-    p.vertices
-        .iter()
-        .map(|v| {
-            let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
-            [x, y, p.plane[0] * x + p.plane[1] * y + p.plane[2]]
-        })
-        .collect()
+fn piece_polygon(p: &Piece) -> impl Iterator<Item = [f64; 3]> + '_ {
+    p.vertices.iter().map(|v| {
+        let (x, y) = (from_fixed(v[0]), from_fixed(v[1]));
+        [x, y, p.plane[0] * x + p.plane[1] * y + p.plane[2]]
+    })
 }
 
 fn z_box(p: &[[f64; 3]]) -> (f64, f64) {
