@@ -90,9 +90,9 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
     if pieces.is_empty() {
         return masks;
     }
-    let z_range: Vec<(f64, f64)> = polys.iter().map(|p| z_box(p)).collect();
+    let z_range: Vec<(f64, f64)> = polys.iter().map(z_box).collect();
 
-    let boxes: Vec<([f64; 2], [f64; 2])> = polys.iter().map(|p| xy_box(p)).collect();
+    let boxes: Vec<([f64; 2], [f64; 2])> = polys.iter().map(xy_box).collect();
 
     // The pieces as filter entries, rounded outward (the exact test comes
     // after), boxes shrunk by the edge tolerance (only what lies farther
