@@ -170,3 +170,29 @@ pub fn xy_box<const N: usize>(p: &[[f64; N]]) -> ([f64; 2], [f64; 2]) {
 pub fn segment_xy_distance(p: [f64; 2], a: [f64; 3], b: [f64; 3]) -> f64 {
     walksurf_format::segment_xy_dist2(p, [a[0], a[1]], [b[0], b[1]]).sqrt()
 }
+
+/// A small deterministic generator for tests: a 64-bit LCG, read by its
+/// high bits.
+#[cfg(test)]
+pub(crate) struct TestRng(u64);
+
+#[cfg(test)]
+impl TestRng {
+    pub(crate) fn new(seed: u64) -> TestRng {
+        TestRng(seed)
+    }
+
+    /// 31 random bits.
+    pub(crate) fn bits(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.bits() as f64 / (1u64 << 31) as f64
+    }
+}

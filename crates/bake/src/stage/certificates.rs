@@ -1233,11 +1233,8 @@ mod tests {
     /// height among them, with and without the memo.
     #[test]
     fn remembered_parts_give_the_same_certificates() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::geom::TestRng::new(11);
+        let mut next = move || rng.unit();
         let mut certified = 0;
         for _ in 0..6 {
             let mut prims = Vec::new();
@@ -1645,11 +1642,8 @@ mod tests {
                 }
             })
         };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::geom::TestRng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |m: u64| rng.bits() % m;
         let (mut covered, mut separated, mut kept) = (0, 0, 0);
         for case in 0..20_000 {
             let coord = |r: u64| if case % 4 == 3 { r as f64 * 0.37 - 1.1 } else { r as f64 };

@@ -110,7 +110,7 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
             }
         })
         .collect();
-    let mut tree = EntryTree::new(entries.clone(), pieces.len());
+    let mut tree = EntryTree::new(entries, pieces.len());
     // Cells of each piece not blocked yet.
     let mut open: Vec<usize> = masks.iter().map(|m| m.blocked.len()).collect();
     let (mut found, mut stack): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
@@ -143,7 +143,8 @@ pub fn headroom_masks(pieces: &[Piece], blockers: &[BlockerTri], origin: [f64; 2
         // The blockers search only the pieces left: where many are wholly
         // blocked by then (a level full of props), a tree of those alone.
         if at == pieces.len() && gone * 4 > pieces.len() {
-            let live = entries
+            let live = tree
+                .entries
                 .iter()
                 .filter(|e| !tree.retired[e.piece as usize])
                 .copied()
@@ -677,11 +678,8 @@ mod tests {
     #[test]
     fn the_tree_finds_what_a_scan_finds_and_no_retired_piece() {
         // A deterministic scatter of boxes at several heights and sizes.
-        let mut seed = 7u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as f32 / (1u64 << 31) as f32
-        };
+        let mut rng = crate::geom::TestRng::new(7);
+        let mut next = move || rng.unit() as f32;
         let mut entry = |piece: u32| {
             let (x, y, z) = (next() * 3000.0, next() * 3000.0, next() * 600.0);
             let (w, h) = (1.0 + next() * next() * 800.0, 1.0 + next() * 40.0);
