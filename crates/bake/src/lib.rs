@@ -28,23 +28,32 @@ pub use stage::ingest::{IngestReport, Mesh};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 use walksurf_format::{BakeParams, FileWriter};
 
-/// The ranks `0..n` in bit-reversed order (of the next power of two): each
-/// half of the list, and each half of a half, holds every other rank.
-fn spread(n: usize) -> Vec<usize> {
-    let bits = n.next_power_of_two().trailing_zeros();
-    (0..n.next_power_of_two())
-        .map(|r| {
-            if bits == 0 {
-                r
-            } else {
-                r.reverse_bits() >> (usize::BITS - bits)
-            }
-        })
-        .filter(|&r| r < n)
-        .collect()
+/// Runs `job` on every index of `order` on the current rayon pool: each
+/// worker takes the next index in `order` as it frees up (list
+/// scheduling; largest first, the last ones finish together). A job is not
+/// a rayon task of its own: a worker waiting inside one job's parallel part
+/// helps only with that part's small tasks, never starts another whole job
+/// (which, with `par_iter` over tiles, left the largest tile waiting on a
+/// second one nested inside it). Results come back in any order.
+fn run_in_order<T: Send>(order: &[usize], job: impl Fn(usize) -> T + Sync) -> Vec<(usize, T)> {
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(order.len()));
+    rayon::scope(|s| {
+        for _ in 0..rayon::current_num_threads().min(order.len()) {
+            s.spawn(|_| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let out = job(i);
+                    done.lock().unwrap_or_else(PoisonError::into_inner).push((i, out));
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Progress and timing sink (Recast's `rcContext`): indicatif in the CLI,
@@ -264,12 +273,10 @@ fn bake_in_pool(
     lap("tile_hashes", &mut report);
 
     reporter.stage("tiles", report.rebaked_tiles as u64);
-    // Tiles ranked by size (triangles), spread so that every binary split of
-    // the work (how rayon hands it out) gets every other rank: the threads
-    // get similar shares and finish together. The output keeps tile order.
-    let mut ranked: Vec<usize> = (0..assigned.len()).collect();
-    ranked.sort_by_key(|&i| (std::cmp::Reverse(assigned[i].1.len()), i));
-    let order: Vec<usize> = spread(ranked.len()).into_iter().map(|r| ranked[r]).collect();
+    // Tiles largest first (by triangles), each to the next free worker.
+    // The output keeps tile order.
+    let mut order: Vec<usize> = (0..assigned.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(assigned[i].1.len()), i));
     let bake_one = |(key, tris): &((i32, i32), Vec<u32>),
                     hash: u64,
                     old: &Option<incremental::PreviousTile<'_>>|
@@ -300,11 +307,7 @@ fn bake_in_pool(
             cut: (content.split_pieces, content.unsplittable_pieces),
         })
     };
-    let mut tiles: Vec<(usize, Result<TileOut, BakeError>)> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| (i, bake_one(&assigned[i], hashes[i], &reuse[i])))
-        .collect();
+    let mut tiles = run_in_order(&order, |i| bake_one(&assigned[i], hashes[i], &reuse[i]));
     tiles.sort_unstable_by_key(|(i, _)| *i);
     let tiles: Vec<TileOut> = tiles.into_iter().map(|(_, t)| t).collect::<Result<_, _>>()?;
     lap("tiles", &mut report);
@@ -508,26 +511,68 @@ fn sync_dir(dir: &Path) {
 }
 
 #[cfg(test)]
-mod spread_tests {
-    use super::spread;
+mod run_in_order_tests {
+    use super::run_in_order;
+    use std::sync::Mutex;
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+    }
 
     #[test]
-    fn spread_is_a_permutation_whose_halves_share_the_ranks() {
-        for n in 0..70 {
-            let s = spread(n);
-            let mut sorted = s.clone();
-            sorted.sort_unstable();
-            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n = {n}");
-            if n >= 2 {
-                // The two largest tiles go to different halves, and each
-                // half holds about as many ranks.
-                let (a, b) = s.split_at(n / 2);
-                assert!(a.contains(&0) != a.contains(&1), "n = {n}: {s:?}");
-                assert!(a.len().abs_diff(b.len()) <= 1);
-                let sum = |h: &[usize]| h.iter().sum::<usize>() as f64 / h.len() as f64;
-                assert!((sum(a) - sum(b)).abs() <= n as f64 / 2.0, "n = {n}: {s:?}");
+    fn every_index_runs_once_and_one_worker_keeps_the_order() {
+        let order = [4, 0, 6, 2, 5, 1, 3];
+        for threads in [1, 2, 3, 16] {
+            let started = Mutex::new(Vec::new());
+            let mut out = pool(threads).install(|| {
+                run_in_order(&order, |i| {
+                    started.lock().unwrap().push(i);
+                    i * 10
+                })
+            });
+            out.sort_unstable();
+            assert_eq!(
+                out,
+                (0..7).map(|i| (i, i * 10)).collect::<Vec<_>>(),
+                "{threads} threads"
+            );
+            if threads == 1 {
+                assert_eq!(started.into_inner().unwrap(), order);
             }
         }
+        assert!(pool(2).install(|| run_in_order(&[], |i| i)).is_empty());
+    }
+
+    // A job's own parallel part still spreads over the workers that have run
+    // out of jobs: job 1 returns at once, job 0's first task waits (up to
+    // 10 s) until a second worker has taken one.
+    #[test]
+    fn a_jobs_parallel_part_uses_the_idle_workers() {
+        use rayon::prelude::*;
+        use std::time::{Duration, Instant};
+        let seen = pool(2).install(|| {
+            run_in_order(&[0, 1], |job| {
+                if job == 1 {
+                    return 0;
+                }
+                let ids = Mutex::new(Vec::new());
+                let start = Instant::now();
+                (0..64).into_par_iter().with_max_len(1).for_each(|_| {
+                    let me = rayon::current_thread_index();
+                    ids.lock().unwrap().push(me);
+                    while start.elapsed() < Duration::from_secs(10) && ids.lock().unwrap().iter().all(|&i| i == me) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                });
+                let mut ids = ids.into_inner().unwrap();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.len()
+            })
+        });
+        let mut seen = seen;
+        seen.sort_unstable();
+        assert_eq!(seen, [(0, 2), (1, 0)]);
     }
 }
 
