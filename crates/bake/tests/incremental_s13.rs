@@ -5,7 +5,7 @@
 //! Levels are welded on exact positions in one of two vertex numberings:
 //! * [`Numbering::FirstUse`] — in order of first use by a triangle corner,
 //!   degenerate triangles numbered before they are dropped: what ingest
-//!   (meshopt's remap) gives, so what `walksurf bake` sees;
+//!   (its weld) gives, so what `walksurf bake` sees;
 //! * [`Numbering::ByPosition`] — by position: the same numbering whatever
 //!   the input order, which takes the vertex numbers out of the test.
 //!

@@ -9,8 +9,8 @@
 //! node-name glob in `exclude` drops the node and its children. OBJ through
 //! `tobj`, polygons fan-triangulated (a `scene` set for an OBJ is an error).
 //!
-//! Then vertices are welded (meshopt vertex remap on exact positions, in
-//! order of first use by a triangle corner) and degenerate triangles
+//! Then vertices are welded (bitwise-equal positions, numbered in order
+//! of first use by a triangle corner) and degenerate triangles
 //! dropped and counted. Cost: linear in the input.
 
 use crate::config::{BakeConfig, UpAxis};
@@ -188,15 +188,11 @@ impl Soup {
         }
         // Welded in order of first use by a corner (the vertices no corner
         // uses are left out).
-        let (unique, remap) = meshopt::generate_vertex_remap(&self.vertices, Some(&self.corners));
-        let mut vertices = vec![[0.0; 3]; unique];
-        for &c in &self.corners {
-            vertices[remap[c as usize] as usize] = self.vertices[c as usize];
-        }
+        let (vertices, corners) = weld(&self.vertices, &self.corners);
         let mut triangles = Vec::with_capacity(self.walkable_allowed.len());
         let mut walkable_allowed = Vec::with_capacity(self.walkable_allowed.len());
         for (t, &walkable) in self.walkable_allowed.iter().enumerate() {
-            let tri = [0, 1, 2].map(|k| remap[self.corners[3 * t + k] as usize]);
+            let tri = [0, 1, 2].map(|k| corners[3 * t + k]);
             let [a, b, c] = tri.map(|i| vertices[i as usize]);
             if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] || area2(a, b, c) < DEGENERATE_AREA2_CM2 {
                 self.report.degenerate_dropped += 1;
@@ -221,6 +217,47 @@ impl Soup {
             self.report,
         ))
     }
+}
+
+/// Welds vertices of bitwise-equal positions: the distinct positions in
+/// order of first use by a corner (a vertex no corner uses is left out),
+/// and every corner as an index into them. Open addressing over the
+/// positions' bits; each input vertex is hashed once.
+fn weld(vertices: &[[f64; 3]], corners: &[u32]) -> (Vec<[f64; 3]>, Vec<u32>) {
+    const NONE: u32 = u32::MAX;
+    let bits = (2 * vertices.len()).next_power_of_two().max(2).trailing_zeros();
+    let mask = (1usize << bits) - 1;
+    let key = |p: &[f64; 3]| p.map(f64::to_bits);
+    let hash = |k: [u64; 3]| {
+        let h = (k[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k[1].rotate_left(21)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ k[2].rotate_left(42);
+        (h.wrapping_mul(0x1656_67B1_9E37_79F9) >> (64 - bits)) as usize
+    };
+    let mut table = vec![NONE; mask + 1];
+    let mut remap = vec![NONE; vertices.len()];
+    let mut welded: Vec<[f64; 3]> = Vec::with_capacity(vertices.len());
+    let mut out = Vec::with_capacity(corners.len());
+    for &c in corners {
+        let v = c as usize;
+        if remap[v] == NONE {
+            let k = key(&vertices[v]);
+            let mut slot = hash(k);
+            remap[v] = loop {
+                match table[slot] {
+                    NONE => {
+                        let w = welded.len() as u32;
+                        table[slot] = w;
+                        welded.push(vertices[v]);
+                        break w;
+                    }
+                    w if key(&welded[w as usize]) == k => break w,
+                    _ => slot = (slot + 1) & mask,
+                }
+            };
+        }
+        out.push(remap[v]);
+    }
+    (welded, out)
 }
 
 /// Twice the triangle's area.
@@ -301,11 +338,8 @@ fn read_gltf(path: &Path, bytes: &[u8], config: &BakeConfig, soup: &mut Soup) ->
     // whose positions `read_positions` decodes (`check_extensions`):
     // validate without them.
     json.extensions_required.clear();
-    let gltf = gltf::Gltf {
-        document: gltf::Document::from_json(json).map_err(invalid)?,
-        blob: raw.blob,
-    };
-    let buffers = load_buffers(path, &gltf)?;
+    let gltf = gltf::Document::from_json(json).map_err(invalid)?;
+    let buffers = load_buffers(path, &gltf, raw.blob)?;
 
     let scene = match config.scene {
         Some(n) => gltf.scenes().nth(n).ok_or_else(|| {
@@ -440,15 +474,22 @@ fn check_node(node: &gltf::Node, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn load_buffers(path: &Path, gltf: &gltf::Gltf) -> Result<Vec<Vec<u8>>, BakeError> {
-    let mut out = Vec::new();
+/// Every buffer's bytes; a GLB's BIN chunk (`blob`) is moved, not copied,
+/// into the first buffer that uses it.
+fn load_buffers(path: &Path, gltf: &gltf::Document, mut blob: Option<Vec<u8>>) -> Result<Vec<Vec<u8>>, BakeError> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut bin_at = None;
     for buffer in gltf.buffers() {
         let loc = || Location::Buffer { index: buffer.index() };
         let data = match buffer.source() {
-            gltf::buffer::Source::Bin => gltf
-                .blob
-                .clone()
-                .ok_or_else(|| BakeError::input(path, loc(), "GLB has no BIN chunk"))?,
+            gltf::buffer::Source::Bin => match (blob.take(), bin_at) {
+                (Some(bytes), _) => {
+                    bin_at = Some(out.len());
+                    bytes
+                }
+                (None, Some(i)) => out[i].clone(),
+                (None, None) => return Err(BakeError::input(path, loc(), "GLB has no BIN chunk")),
+            },
             gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
                 let payload = uri
                     .split_once(";base64,")
@@ -1143,6 +1184,50 @@ fn obj_vertex_line(bytes: &[u8], p: [f64; 3]) -> Option<Location> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Against a reference by BTreeMap on the positions' bits: the first
+    // use of a position numbers it; many duplicates, unused vertices, and
+    // 0.0 / -0.0 (different bits, so different vertices, as before).
+    #[test]
+    fn weld_numbers_distinct_positions_in_order_of_first_use() {
+        let mut rng = crate::geom::TestRng::new(7);
+        for round in 0..60 {
+            // The last rounds: enough positions that most probes collide.
+            let n = if round < 50 {
+                1 + rng.bits() as usize % 300
+            } else {
+                30_000
+            };
+            let vertices: Vec<[f64; 3]> = (0..n)
+                .map(|_| {
+                    [0, 1, 2].map(|_| match rng.bits() % 5 {
+                        0 => 0.0,
+                        1 => -0.0,
+                        _ => (rng.bits() % 40) as f64 * 12.5,
+                    })
+                })
+                .collect();
+            let corners: Vec<u32> = (0..3 * (1 + rng.bits() as usize % (n + 200)))
+                .map(|_| (rng.bits() as usize % n) as u32)
+                .collect();
+            let mut first = std::collections::BTreeMap::new();
+            let mut expected_vertices = Vec::new();
+            let expected: Vec<u32> = corners
+                .iter()
+                .map(|&c| {
+                    let p = vertices[c as usize];
+                    *first.entry(p.map(f64::to_bits)).or_insert_with(|| {
+                        expected_vertices.push(p);
+                        expected_vertices.len() as u32 - 1
+                    })
+                })
+                .collect();
+            let (welded, out) = weld(&vertices, &corners);
+            assert_eq!(out, expected, "round {round}");
+            let bits = |v: &[[f64; 3]]| v.iter().map(|p| p.map(f64::to_bits)).collect::<Vec<_>>();
+            assert_eq!(bits(&welded), bits(&expected_vertices), "round {round}");
+        }
+    }
 
     /// Twice the signed area of a triangle in the XY plane.
     fn area_xy(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
