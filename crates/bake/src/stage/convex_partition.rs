@@ -206,6 +206,16 @@ impl Hasher for EdgeHasher {
 /// is strictly convex with at most [`MAX_PIECE_VERTICES`] vertices.
 fn try_merge(a: &Polygon, k: usize, b: &Polygon, (v, u): ([i32; 2], [i32; 2])) -> Option<Polygon> {
     let kb = (0..b.len()).find(|&j| b[j] == v && b[(j + 1) % b.len()] == u)?;
+    // The union turns only where a and b meet (every other vertex keeps
+    // both its neighbours): reflex at v or at u, it is not convex, as the
+    // loop below would find (dropping a collinear neighbour keeps the
+    // turn's sign), so refuse before building it.
+    let (na, nb) = (a.len(), b.len());
+    if orient_i(b[(kb + nb - 1) % nb], v, a[(k + 2) % na]) < 0
+        || orient_i(a[(k + na - 1) % na], u, b[(kb + 2) % nb]) < 0
+    {
+        return None;
+    }
     // a from v around to u, then b from after u around to before v.
     let mut m: Polygon = Vec::with_capacity(a.len() + b.len() - 2);
     for j in 0..a.len() {
