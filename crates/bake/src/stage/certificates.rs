@@ -779,11 +779,14 @@ fn prim_band(p: &CertPrim, band_cm: f64) -> f64 {
 fn footprint_of(xy: &[[f64; 2]], band: f64) -> Option<Foot> {
     let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
     let first = *xy.first()?;
-    let mut ends = (first, first);
-    for &a in xy {
-        for &b in xy {
-            if d2(a, b) > d2(ends.0, ends.1) {
-                ends = (a, b);
+    // The first farthest pair (each pair once: the distance is symmetric,
+    // so a pair's reverse never beats it).
+    let (mut ends, mut far) = ((first, first), d2(first, first));
+    for (i, &a) in xy.iter().enumerate() {
+        for &b in &xy[i + 1..] {
+            let d = d2(a, b);
+            if d > far {
+                (ends, far) = ((a, b), d);
             }
         }
     }
