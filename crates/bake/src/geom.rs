@@ -14,13 +14,17 @@ pub fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
     let mut bufs = [[[0.0; 2]; CAP]; 2];
     bufs[0][..poly.len()].copy_from_slice(poly);
     let mut n = poly.len();
-    for (cut, (axis, bound, keep_below)) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)]
-        .into_iter()
-        .enumerate()
-    {
+    // (`at`: the buffer holding the polygon so far.)
+    let mut at = 0;
+    for (axis, bound, keep_below) in [(0, lo[0], false), (0, hi[0], true), (1, lo[1], false), (1, hi[1], true)] {
         let [a, b] = &mut bufs;
-        let (src, dst) = if cut % 2 == 0 { (&*a, b) } else { (&*b, a) };
+        let (src, dst) = if at == 0 { (&*a, b) } else { (&*b, a) };
         let inside = |v: [f64; 2]| if keep_below { v[axis] <= bound } else { v[axis] >= bound };
+        // A cut that keeps every vertex gives them back in order: skip it.
+        if src[..n].iter().all(|&v| inside(v)) {
+            continue;
+        }
+        at = 1 - at;
         let mut m = 0;
         let mut prev = src[n - 1];
         for &cur in &src[..n] {
@@ -43,8 +47,7 @@ pub fn clipped_area(poly: &[[f64; 2]], lo: [f64; 2], hi: [f64; 2]) -> f64 {
         }
         n = m;
     }
-    // After four cuts the result is back in the first buffer.
-    polygon_area(&bufs[0][..n])
+    polygon_area(&bufs[at][..n])
 }
 
 /// Twice the signed area of a polygon (positive counter-clockwise).
@@ -194,5 +197,42 @@ impl TestRng {
     /// Uniform in `[0, 1)`.
     pub(crate) fn unit(&mut self) -> f64 {
         self.bits() as f64 / (1u64 << 31) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Rectangles (either orientation, vertices from any corner) against
+    // boxes: the clipped area is the overlap of the two boxes, whichever
+    // of the four cuts do nothing.
+    #[test]
+    fn clipped_area_of_a_rectangle_is_the_box_overlap() {
+        let mut rng = TestRng::new(3);
+        let coord = |rng: &mut TestRng| (rng.bits() % 9) as f64 * 5.0;
+        for _ in 0..5000 {
+            let (x, y) = ([coord(&mut rng), coord(&mut rng)], [coord(&mut rng), coord(&mut rng)]);
+            let (b0, b1) = ([coord(&mut rng), coord(&mut rng)], [coord(&mut rng), coord(&mut rng)]);
+            let (plo, phi) = ([x[0].min(x[1]), y[0].min(y[1])], [x[0].max(x[1]), y[0].max(y[1])]);
+            let (blo, bhi) = (
+                [b0[0].min(b1[0]), b0[1].min(b1[1])],
+                [b0[0].max(b1[0]), b0[1].max(b1[1])],
+            );
+            let mut poly = vec![plo, [phi[0], plo[1]], phi, [plo[0], phi[1]]];
+            poly.rotate_left(rng.bits() as usize % 4);
+            if rng.bits().is_multiple_of(2) {
+                poly.reverse();
+            }
+            let w = |k: usize| (phi[k].min(bhi[k]) - plo[k].max(blo[k])).max(0.0);
+            let want = w(0) * w(1);
+            let got = clipped_area(&poly, blo, bhi);
+            // (A clip down to a sliver of fewer than three vertices, or a
+            // degenerate rectangle, counts as 0 either way.)
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{poly:?} in {blo:?}..{bhi:?}: {got} vs {want}"
+            );
+        }
     }
 }
