@@ -29,28 +29,43 @@ pub fn merge_convex(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
         // Nothing to merge with, no edge shared (the common case).
         return polys.into_iter().map(|p| (p, 0)).collect();
     }
+    // Few edges (most groups are two triangles): the edge maps are short
+    // lists, searched in full, with the same answers as the hash maps.
+    if polys.iter().map(Vec::len).sum::<usize>() <= SMALL_EDGES {
+        merge_convex_with::<SmallEdgeMap<usize>, SmallEdgeMap<()>>(polys)
+    } else {
+        merge_convex_with::<EdgeMap<usize>, EdgeMap<()>>(polys)
+    }
+}
+
+/// [`merge_convex`] of more than one polygon, its edge maps of types `O`
+/// (edge → polygon) and `S` (edges present).
+fn merge_convex_with<O: EdgeLookup<usize>, S: EdgeLookup<()>>(polys: Vec<Polygon>) -> Vec<(Polygon, u32)> {
     // Two greedy orders; the one leaving fewer polygons (the first on a
     // tie). Two polygons, or one left, leave nothing to choose.
-    let in_order = merge_greedy(polys.clone(), false);
-    if polys.len() <= 2 || in_order.len() <= 1 {
-        return with_shared_edges(in_order);
+    if polys.len() <= 2 {
+        return with_shared_edges::<S>(merge_greedy::<O>(polys, false));
     }
-    let longest_first = merge_greedy(polys, true);
+    let in_order = merge_greedy::<O>(polys.clone(), false);
+    if in_order.len() <= 1 {
+        return with_shared_edges::<S>(in_order);
+    }
+    let longest_first = merge_greedy::<O>(polys, true);
     let live = if longest_first.len() < in_order.len() {
         longest_first
     } else {
         in_order
     };
-    with_shared_edges(live)
+    with_shared_edges::<S>(live)
 }
 
 /// Greedy diagonal removal: polygon by polygon in input order, or each
 /// round over the shared edges longest first.
-fn merge_greedy(polys: Vec<Polygon>, longest_first: bool) -> Vec<Polygon> {
+fn merge_greedy<O: EdgeLookup<usize>>(polys: Vec<Polygon>, longest_first: bool) -> Vec<Polygon> {
     let mut polys: Vec<Option<Polygon>> = polys.into_iter().map(Some).collect();
     // Directed edge → polygon holding it.
     let edges = polys.iter().flatten().map(Vec::len).sum();
-    let mut owner: EdgeMap<usize> = EdgeMap::with_capacity_and_hasher(edges, Default::default());
+    let mut owner = O::with_capacity(edges);
     for (i, p) in polys.iter().enumerate() {
         if let Some(p) = p {
             for k in 0..p.len() {
@@ -128,7 +143,13 @@ fn merge_greedy(polys: Vec<Polygon>, longest_first: bool) -> Vec<Polygon> {
 }
 
 /// `merged` (of `a` and `b`) in `a`'s place; `b` gone.
-fn replace_merged(polys: &mut [Option<Polygon>], owner: &mut EdgeMap<usize>, a: usize, b: usize, merged: Polygon) {
+fn replace_merged(
+    polys: &mut [Option<Polygon>],
+    owner: &mut impl EdgeLookup<usize>,
+    a: usize,
+    b: usize,
+    merged: Polygon,
+) {
     for p in [&polys[a], &polys[b]].into_iter().flatten() {
         for j in 0..p.len() {
             owner.remove(&(p[j], p[(j + 1) % p.len()]));
@@ -142,9 +163,9 @@ fn replace_merged(polys: &mut [Option<Polygon>], owner: &mut EdgeMap<usize>, a: 
 }
 
 /// Each polygon with the bit mask of its edges another one holds reversed.
-fn with_shared_edges(live: Vec<Polygon>) -> Vec<(Polygon, u32)> {
+fn with_shared_edges<S: EdgeLookup<()>>(live: Vec<Polygon>) -> Vec<(Polygon, u32)> {
     let edges = live.iter().map(Vec::len).sum();
-    let mut shared: EdgeMap<()> = EdgeMap::with_capacity_and_hasher(edges, Default::default());
+    let mut shared = S::with_capacity(edges);
     for p in &live {
         for k in 0..p.len() {
             shared.insert((p[k], p[(k + 1) % p.len()]), ());
@@ -163,9 +184,67 @@ fn with_shared_edges(live: Vec<Polygon>) -> Vec<(Polygon, u32)> {
         .collect()
 }
 
+/// A directed fixed-point edge.
+type Edge = ([i32; 2], [i32; 2]);
+
 /// Directed fixed-point edge → value. Only looked up, never iterated, so
 /// the (fast, non-cryptographic) hash order cannot change the result.
-type EdgeMap<V> = FastMap<([i32; 2], [i32; 2]), V>;
+type EdgeMap<V> = FastMap<Edge, V>;
+
+/// Edge maps at most this long (in edges inserted at the start) are
+/// [`SmallEdgeMap`]s.
+const SMALL_EDGES: usize = 16;
+
+/// What the merge asks of an edge map: a map's lookups, inserts (a key
+/// inserted again takes the new value) and removals, no iteration.
+trait EdgeLookup<V> {
+    fn with_capacity(n: usize) -> Self;
+    fn get(&self, k: &Edge) -> Option<&V>;
+    fn insert(&mut self, k: Edge, v: V);
+    fn remove(&mut self, k: &Edge);
+    fn contains_key(&self, k: &Edge) -> bool {
+        self.get(k).is_some()
+    }
+}
+
+impl<V> EdgeLookup<V> for EdgeMap<V> {
+    fn with_capacity(n: usize) -> Self {
+        EdgeMap::with_capacity_and_hasher(n, Default::default())
+    }
+    fn get(&self, k: &Edge) -> Option<&V> {
+        HashMap::get(self, k)
+    }
+    fn insert(&mut self, k: Edge, v: V) {
+        HashMap::insert(self, k, v);
+    }
+    fn remove(&mut self, k: &Edge) {
+        HashMap::remove(self, k);
+    }
+}
+
+/// An edge map as a list searched in full: for a few edges, cheaper than
+/// hashing them.
+struct SmallEdgeMap<V>(Vec<(Edge, V)>);
+
+impl<V> EdgeLookup<V> for SmallEdgeMap<V> {
+    fn with_capacity(n: usize) -> Self {
+        SmallEdgeMap(Vec::with_capacity(n))
+    }
+    fn get(&self, k: &Edge) -> Option<&V> {
+        self.0.iter().find(|(e, _)| e == k).map(|(_, v)| v)
+    }
+    fn insert(&mut self, k: Edge, v: V) {
+        match self.0.iter_mut().find(|(e, _)| *e == k) {
+            Some(slot) => slot.1 = v,
+            None => self.0.push((k, v)),
+        }
+    }
+    fn remove(&mut self, k: &Edge) {
+        if let Some(i) = self.0.iter().position(|(e, _)| e == k) {
+            self.0.swap_remove(i);
+        }
+    }
+}
 
 /// A hash map with [`EdgeHasher`], for keys made of the bake's own data
 /// (integers, byte strings). Only to look up: iterating it would make the
@@ -262,6 +341,32 @@ pub fn area2(p: &Polygon) -> i128 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    // The short-list maps give what the hash maps give, edge for edge:
+    // random cells of a grid, each two triangles along a random diagonal
+    // (some cells' triangles left out), merged both ways.
+    #[test]
+    fn small_edge_maps_merge_as_hash_maps_do() {
+        let mut rng = crate::geom::TestRng::new(11);
+        for round in 0..400 {
+            let (w, h) = (1 + rng.bits() % 4, 1 + rng.bits() % 4);
+            let mut polys: Vec<Polygon> = Vec::new();
+            for j in 0..h as i32 {
+                for i in 0..w as i32 {
+                    let c = |di: i32, dj: i32| [(i + di) * 10, (j + dj) * 10];
+                    let tris = if rng.bits().is_multiple_of(2) {
+                        [vec![c(0, 0), c(1, 0), c(1, 1)], vec![c(0, 0), c(1, 1), c(0, 1)]]
+                    } else {
+                        [vec![c(0, 0), c(1, 0), c(0, 1)], vec![c(1, 0), c(1, 1), c(0, 1)]]
+                    };
+                    polys.extend(tris.into_iter().filter(|_| !rng.bits().is_multiple_of(5)));
+                }
+            }
+            let small = merge_convex_with::<SmallEdgeMap<usize>, SmallEdgeMap<()>>(polys.clone());
+            let hashed = merge_convex_with::<EdgeMap<usize>, EdgeMap<()>>(polys);
+            assert_eq!(small, hashed, "round {round}");
+        }
+    }
 
     #[test]
     fn two_triangles_of_a_square_merge_into_one_quad() {
