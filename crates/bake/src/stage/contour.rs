@@ -412,6 +412,12 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
     let mut near: Vec<Option<Fragments>> = Vec::with_capacity(members.len());
     for &i in members {
         let parts = match masks[i].any_blocked() {
+            // (Every cell blocked: no line to clip along, and the one
+            // fragment is the piece itself, finished, as `split` gives it.)
+            true if masks[i].all_blocked() => Some((
+                Vec::new(),
+                finish(pieces[i].vertices.iter().copied())?.into_iter().collect(),
+            )),
             true => Some(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?),
             false => None,
         };
@@ -422,6 +428,11 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
         splits.push(matches!(&parts,
             Some((w, c)) if !c.is_empty() && MIN_WALK_SHARE_DEN * w.iter().map(area2).sum::<i128>() >= MIN_WALK_SHARE_NUM * area));
         near.push(parts);
+    }
+    // No piece to split: each is cut whole or not at all (what a pass of
+    // `try_cut_group` gives with nothing to split).
+    if !splits.contains(&true) {
+        return Some(members.iter().map(|&i| Cut::Whole(masks[i].any_blocked())).collect());
     }
     let edges = members.iter().map(|&i| pieces[i].vertices.len()).sum();
     let mut owner: FastMap<([i32; 2], [i32; 2]), usize> = FastMap::with_capacity_and_hasher(edges, Default::default());

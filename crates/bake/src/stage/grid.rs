@@ -44,6 +44,11 @@ impl CellMask {
         self.blocked.iter().any(|&b| b)
     }
 
+    /// Whether every cell is blocked.
+    pub fn all_blocked(&self) -> bool {
+        self.blocked.iter().all(|&b| b)
+    }
+
     /// Whether cell `(i, j)` is blocked (false outside the mask).
     pub fn is_blocked(&self, i: i32, j: i32) -> bool {
         let (di, dj) = (i - self.i0, j - self.j0);
