@@ -17,9 +17,10 @@
 //! heights are linear over the footprint (a vertical blocker's top edge
 //! runs between two of them), so holding at the vertices they hold over it.
 //!
-//! Cost: `O((w + b) log w)` for `w` walkable vertices and `b` blockers.
+//! Cost: `O(w + b log b)` for `w` walkable vertices and `b` blockers.
 
 use crate::stage::classify::{Classes, TriClass};
+use crate::stage::convex_partition::FastMap;
 use crate::stage::ingest::Mesh;
 use crate::stage::tiling::BlockerTri;
 use walksurf_format::{HIDDEN_RISE_CM, blocker_flags};
@@ -28,31 +29,43 @@ use walksurf_format::{HIDDEN_RISE_CM, blocker_flags};
 /// demoted walkable one) hidden under one of the walkable triangles
 /// `tris` (the tile's triangle list; world cm throughout).
 pub fn mark_hidden(mesh: &Mesh, classes: &Classes, tris: &[u32], blockers: &mut [BlockerTri]) {
-    // Every walkable vertex by its XY (bit patterns; `+0.0` for `-0.0`).
+    // XY bit patterns (`+0.0` for `-0.0`).
     let key = |v: [f64; 3]| [v[0] + 0.0, v[1] + 0.0].map(f64::to_bits);
-    let mut at: Vec<([u64; 2], u32)> = tris
+    // The blockers to test (not demoted walkable ones), by the XY of their
+    // first vertex, each key's run of them found through a map.
+    let mut wanted: Vec<([u64; 2], u32)> = blockers
         .iter()
-        .filter(|&&t| classes.class[t as usize] == TriClass::Walkable)
-        .flat_map(|&t| mesh.triangles[t as usize].map(|i| (key(mesh.vertices[i as usize]), t)))
+        .enumerate()
+        .filter(|(_, b)| b.flags & blocker_flags::DEMOTED_WALKABLE == 0)
+        .map(|(i, b)| (key(b.vertices[0]), i as u32))
         .collect();
-    if at.is_empty() {
+    if wanted.is_empty() {
         return;
     }
-    at.sort_unstable();
-    for b in blockers.iter_mut() {
-        if b.flags & blocker_flags::DEMOTED_WALKABLE != 0 {
-            continue;
-        }
-        let k0 = key(b.vertices[0]);
-        let first = at.partition_point(|e| e.0 < k0);
-        let hidden = at[first..].iter().take_while(|e| e.0 == k0).any(|&(_, t)| {
-            hides(
-                mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]),
-                &b.vertices,
-            )
-        });
-        if hidden {
-            b.flags |= blocker_flags::HIDDEN;
+    wanted.sort_unstable();
+    let mut runs: FastMap<[u64; 2], (u32, u32)> = FastMap::with_capacity_and_hasher(wanted.len(), Default::default());
+    let mut start = 0;
+    for run in wanted.chunk_by(|a, b| a.0 == b.0) {
+        runs.insert(run[0].0, (start, start + run.len() as u32));
+        start += run.len() as u32;
+    }
+    // Each walkable vertex: the blockers whose first vertex has its XY.
+    // (A blocker is hidden if any walkable triangle hides it, in any order.)
+    for &t in tris
+        .iter()
+        .filter(|&&t| classes.class[t as usize] == TriClass::Walkable)
+    {
+        let corners = mesh.triangles[t as usize].map(|i| mesh.vertices[i as usize]);
+        for v in corners {
+            let Some(&(lo, hi)) = runs.get(&key(v)) else {
+                continue;
+            };
+            for &(_, i) in &wanted[lo as usize..hi as usize] {
+                let b = &mut blockers[i as usize];
+                if b.flags & blocker_flags::HIDDEN == 0 && hides(corners, &b.vertices) {
+                    b.flags |= blocker_flags::HIDDEN;
+                }
+            }
         }
     }
 }
