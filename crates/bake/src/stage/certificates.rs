@@ -190,9 +190,15 @@ fn certificates_with(prims: &[CertPrim], reach: CertReach, memoize: bool) -> (Ve
     // Filled lowest first: every cell's list is sorted by `z_lo` (ties by
     // index), so a clearance scan can stop at the first primitive that
     // starts above the clearance found.
-    let mut by_height: Vec<u32> = (0..hot.len() as u32).collect();
-    by_height.sort_by(|&i, &j| hot[i as usize].z_lo.total_cmp(&hot[j as usize].z_lo).then(i.cmp(&j)));
-    for &i in &by_height {
+    // (Sorted as integer keys beside the indices, then by index: no two
+    // alike, so any sort gives this order.)
+    let mut by_height: Vec<(i64, u32)> = hot
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (total_order_key(h.z_lo), i as u32))
+        .collect();
+    by_height.sort_unstable();
+    for &(_, i) in &by_height {
         let h = &hot[i as usize];
         if let Some((xs, ys)) = cells_of(h) {
             for y in ys {
@@ -775,6 +781,12 @@ fn prim_band(p: &CertPrim, band_cm: f64) -> f64 {
     if p.plane.is_some() { band_cm } else { 0.0 }
 }
 
+/// An integer ordered as [`f64::total_cmp`] orders its argument.
+fn total_order_key(z: f64) -> i64 {
+    let bits = z.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
 /// [`footprint`] of the convex polygon `xy`, reaching `band` beyond it.
 fn footprint_of(xy: &[[f64; 2]], band: f64) -> Option<Foot> {
     let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
@@ -1188,6 +1200,31 @@ fn convex_meets_box(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn total_order_keys_order_as_total_cmp() {
+        let mut rng = crate::geom::TestRng::new(5);
+        let special = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -1e-300,
+        ];
+        let values: Vec<f64> = special
+            .iter()
+            .copied()
+            .chain((0..500).map(|_| (rng.unit() - 0.5) * 1e4))
+            .collect();
+        for &a in &values {
+            for &b in &values {
+                assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
+    }
 
     const REACH: CertReach = CertReach {
         reach_cm: 42.0,
