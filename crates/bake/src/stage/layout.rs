@@ -258,12 +258,6 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
         });
     }
 
-    let mut blob = Vec::new();
-    blob.extend_from_slice(piece_bvh.as_bytes());
-    blob.extend_from_slice(&pieces_bytes);
-    blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
-    blob.extend_from_slice(blocker_bvh.as_bytes());
-    blob.extend_from_slice(blockers.as_bytes());
     let reach = CertReach {
         reach_cm: tile.reach_cm,
         // A capsule resting on the plane reaches its own height above it;
@@ -274,10 +268,32 @@ pub fn layout_tile(tile: &TileContent) -> Result<(TileRecordInput, TileStats), B
     let (cert_offsets, certs, cert_walls) = certificates(&cert_prims, reach);
     let (cert_entries, certs) = share_cert_lists(&cert_offsets, &certs);
     stats.certificates = cert_entries.iter().map(|&e| walksurf_format::cert_list(e).len()).sum();
+    // The blob's parts in order, room for all of them reserved at once (at
+    // most: two alignments, the whole certificate grid).
+    let align = walksurf_format::SECTION_ALIGN;
+    let cert_room = align
+        + size_of::<walksurf_format::CertIndexHeader>()
+        + 4 * (cert_entries.len() + 1)
+        + certs.as_bytes().len()
+        + cert_walls.as_bytes().len();
+    let mut blob = Vec::with_capacity(
+        piece_bvh.as_bytes().len()
+            + pieces_bytes.len()
+            + align
+            + blocker_bvh.as_bytes().len()
+            + blockers.as_bytes().len()
+            + cert_room
+            + patch_table.as_bytes().len(),
+    );
+    blob.extend_from_slice(piece_bvh.as_bytes());
+    blob.extend_from_slice(&pieces_bytes);
+    blob.resize(align_up(blob.len(), align), 0);
+    blob.extend_from_slice(blocker_bvh.as_bytes());
+    blob.extend_from_slice(blockers.as_bytes());
     let mut flags = 0;
     if !certs.is_empty() {
         flags |= walksurf_format::tile_flags::HAS_CERT_LISTS;
-        blob.resize(align_up(blob.len(), walksurf_format::SECTION_ALIGN), 0);
+        blob.resize(align_up(blob.len(), align), 0);
         if write_cert_index(&mut blob, &cert_entries, certs.len()) {
             flags |= walksurf_format::tile_flags::CERT_LISTS_UNIFORM;
         }
