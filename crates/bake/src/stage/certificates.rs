@@ -781,6 +781,27 @@ fn prim_band(p: &CertPrim, band_cm: f64) -> f64 {
     if p.plane.is_some() { band_cm } else { 0.0 }
 }
 
+/// Squared distance.
+fn d2(p: [f64; 2], q: [f64; 2]) -> f64 {
+    (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)
+}
+
+/// The first pair of `points` farther apart (squared distance) than
+/// `start` and every pair before it, or `start`; with its squared distance.
+/// Each pair once: the distance is symmetric, so a reverse never beats it.
+fn farthest_pair(points: &[[f64; 2]], start: ([f64; 2], [f64; 2])) -> (([f64; 2], [f64; 2]), f64) {
+    let mut best = (start, d2(start.0, start.1));
+    for (i, &p) in points.iter().enumerate() {
+        for &q in &points[i + 1..] {
+            let d = d2(p, q);
+            if d > best.1 {
+                best = ((p, q), d);
+            }
+        }
+    }
+    best
+}
+
 /// An integer ordered as [`f64::total_cmp`] orders its argument.
 fn total_order_key(z: f64) -> i64 {
     let bits = z.to_bits() as i64;
@@ -789,21 +810,9 @@ fn total_order_key(z: f64) -> i64 {
 
 /// [`footprint`] of the convex polygon `xy`, reaching `band` beyond it.
 fn footprint_of(xy: &[[f64; 2]], band: f64) -> Option<Foot> {
-    let d2 = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
     let first = *xy.first()?;
-    // The first farthest pair (each pair once: the distance is symmetric,
-    // so a pair's reverse never beats it).
-    let (mut ends, mut far) = ((first, first), d2(first, first));
-    for (i, &a) in xy.iter().enumerate() {
-        for &b in &xy[i + 1..] {
-            let d = d2(a, b);
-            if d > far {
-                (ends, far) = ((a, b), d);
-            }
-        }
-    }
-    let (a, b) = ends;
-    let len = d2(a, b).sqrt();
+    let ((a, b), far) = farthest_pair(xy, (first, first));
+    let len = far.sqrt();
     let foot = if len == 0.0 {
         Foot {
             a,
@@ -987,18 +996,7 @@ impl Foot {
     /// either reaches from it (distance to a segment is convex along
     /// another, so the ends bound it).
     fn merged(&self, o: &Foot) -> Option<Foot> {
-        let ends = [self.a, self.b, o.a, o.b];
-        let d2 = |p: [f64; 2], q: [f64; 2]| (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
-        let (mut seg, mut best) = ((self.a, self.b), d2(self.a, self.b));
-        for (i, &p) in ends.iter().enumerate() {
-            for &q in &ends[i + 1..] {
-                let d = d2(p, q);
-                if d > best {
-                    (seg, best) = ((p, q), d);
-                }
-            }
-        }
-        let (a, b) = seg;
+        let ((a, b), best) = farthest_pair(&[self.a, self.b, o.a, o.b], (self.a, self.b));
         let limit = self.err.max(o.err) + MERGE_GROWTH_CM;
         // Each end within `limit` less its own footprint's error of the
         // line (squared, without a division; a point segment: of `a`).
