@@ -15,6 +15,7 @@
 
 use crate::config::{BakeConfig, UpAxis};
 use crate::error::{BakeError, Location};
+use crate::stage::convex_partition::FastMap;
 use crate::tolerance::{DEGENERATE_AREA2_CM2, MAX_COORD_CM};
 use base64::Engine as _;
 use std::path::{Path, PathBuf};
@@ -221,39 +222,21 @@ impl Soup {
 
 /// Welds vertices of bitwise-equal positions: the distinct positions in
 /// order of first use by a corner (a vertex no corner uses is left out),
-/// and every corner as an index into them. Open addressing over the
-/// positions' bits; each input vertex is hashed once.
+/// and every corner as an index into them. Each input vertex is looked up
+/// once.
 fn weld(vertices: &[[f64; 3]], corners: &[u32]) -> (Vec<[f64; 3]>, Vec<u32>) {
     const NONE: u32 = u32::MAX;
-    let bits = (2 * vertices.len()).next_power_of_two().max(2).trailing_zeros();
-    let mask = (1usize << bits) - 1;
-    let key = |p: &[f64; 3]| p.map(f64::to_bits);
-    let hash = |k: [u64; 3]| {
-        let h = (k[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k[1].rotate_left(21)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-            ^ k[2].rotate_left(42);
-        (h.wrapping_mul(0x1656_67B1_9E37_79F9) >> (64 - bits)) as usize
-    };
-    let mut table = vec![NONE; mask + 1];
+    let mut index: FastMap<[u64; 3], u32> = FastMap::with_capacity_and_hasher(vertices.len(), Default::default());
     let mut remap = vec![NONE; vertices.len()];
     let mut welded: Vec<[f64; 3]> = Vec::with_capacity(vertices.len());
     let mut out = Vec::with_capacity(corners.len());
     for &c in corners {
         let v = c as usize;
         if remap[v] == NONE {
-            let k = key(&vertices[v]);
-            let mut slot = hash(k);
-            remap[v] = loop {
-                match table[slot] {
-                    NONE => {
-                        let w = welded.len() as u32;
-                        table[slot] = w;
-                        welded.push(vertices[v]);
-                        break w;
-                    }
-                    w if key(&welded[w as usize]) == k => break w,
-                    _ => slot = (slot + 1) & mask,
-                }
-            };
+            remap[v] = *index.entry(vertices[v].map(f64::to_bits)).or_insert_with(|| {
+                welded.push(vertices[v]);
+                welded.len() as u32 - 1
+            });
         }
         out.push(remap[v]);
     }
@@ -1192,7 +1175,7 @@ mod tests {
     fn weld_numbers_distinct_positions_in_order_of_first_use() {
         let mut rng = crate::geom::TestRng::new(7);
         for round in 0..60 {
-            // The last rounds: enough positions that most probes collide.
+            // The last rounds: many positions, most used several times.
             let n = if round < 50 {
                 1 + rng.bits() as usize % 300
             } else {
