@@ -412,12 +412,6 @@ fn cut_group(pieces: &[Piece], masks: &[CellMask], members: &[usize]) -> Option<
     let mut near: Vec<Option<Fragments>> = Vec::with_capacity(members.len());
     for &i in members {
         let parts = match masks[i].any_blocked() {
-            // (Every cell blocked: no line to clip along, and the one
-            // fragment is the piece itself, finished, as `split` gives it.)
-            true if masks[i].all_blocked() => Some((
-                Vec::new(),
-                finish(pieces[i].vertices.iter().copied())?.into_iter().collect(),
-            )),
             true => Some(split(&pieces[i].vertices, &masks[i], &nearest, &mut Vec::new())?),
             false => None,
         };
@@ -682,6 +676,11 @@ fn split(
     toward: &dyn Fn(usize) -> bool,
     made: &mut Vec<(usize, [i32; 2])>,
 ) -> Option<Fragments> {
+    // Every cell blocked: no line to clip along, and the one fragment is
+    // the piece itself, finished (what the bands below would give).
+    if !mask.blocked.is_empty() && mask.all_blocked() {
+        return Some((Vec::new(), finish(poly.iter().copied())?.into_iter().collect()));
+    }
     let start = clip_start(poly);
     let (mut walk, mut cut) = (Vec::new(), Vec::new());
     // (Scratch, reused by every clip.)
