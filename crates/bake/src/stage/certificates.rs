@@ -430,13 +430,21 @@ impl Grid<'_> {
                     } else {
                         // Else its quarters, each held by one piece (cheap:
                         // no areas), of the pieces whose boxes could.
+                        // (Every quarter's square holds the cell's centre
+                        // farther than `inset` inside: a piece that holds
+                        // one has the centre on its inner side of every
+                        // edge, by far more than any rounding.)
                         let sub = CERT_CELL_CM / CERT_SUBCELLS as f64;
                         let least = |k: usize| sub + grow_hi[k] - grow_lo[k];
+                        let centre = [c_lo[0] + sub, c_lo[1] + sub];
                         members.retain(|&qi| {
-                            let (plo, phi) = hot[qi as usize].bbox;
+                            let h = &hot[qi as usize];
+                            let (plo, phi) = h.bbox;
                             let span =
                                 |k: usize| lesser(phi[k], c_hi[k] + grow_hi[k]) - greater(plo[k], c_lo[k] + grow_lo[k]);
-                            span(0) >= least(0) && span(1) >= least(1)
+                            span(0) >= least(0)
+                                && span(1) >= least(1)
+                                && holds_point(&prims[qi as usize].xy, h.orient, centre)
                         });
                         let mut mask = 0;
                         for j in 0..CERT_SUBCELLS {
@@ -1115,6 +1123,28 @@ fn near_convex(poly: &[[f64; 2]], orient: f64, p: [f64; 2], d: f64) -> bool {
     true
 }
 
+/// Whether `p` lies on the inner side of every edge line of a convex
+/// polygon (of [`orientation`] `orient`), or on one. A degenerate polygon:
+/// no.
+fn holds_point(poly: &[[f64; 2]], orient: f64, p: [f64; 2]) -> bool {
+    let Some(&last) = poly.last() else {
+        return false;
+    };
+    if orient == 0.0 {
+        return false;
+    }
+    let mut a = last;
+    for &b in poly {
+        let side = ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) * orient;
+        // (NaN: not held.)
+        if side.is_nan() || side < 0.0 {
+            return false;
+        }
+        a = b;
+    }
+    true
+}
+
 /// Whether a convex polygon (of [`orientation`] `orient`) holds the whole
 /// box: every corner on the inner side of every edge, or on it (per edge,
 /// the corner farthest to the outside: [`least_side`]).
@@ -1682,7 +1712,7 @@ mod tests {
         };
         let mut rng = crate::geom::TestRng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = |m: u64| rng.bits() % m;
-        let (mut covered, mut separated, mut kept) = (0, 0, 0);
+        let (mut covered, mut separated, mut kept, mut held_points) = (0, 0, 0, 0);
         for case in 0..20_000 {
             let coord = |r: u64| if case % 4 == 3 { r as f64 * 0.37 - 1.1 } else { r as f64 };
             // A convex polygon: a triangle (either winding, sometimes
@@ -1700,6 +1730,18 @@ mod tests {
             let orient = orientation(&poly);
             let want = covers_all(&poly, orient, lo, hi);
             assert_eq!(covers_box(&poly, orient, lo, hi), want, "{poly:?} {lo:?} {hi:?}");
+            // A polygon holding a box holds its centre (the quarters'
+            // prefilter); on the integer grid (exact arithmetic) the point
+            // test is the side test of every edge.
+            let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+            let held = holds_point(&poly, orient, centre);
+            if want && hi[0] > lo[0] && hi[1] > lo[1] {
+                assert!(held, "{poly:?} {lo:?} {hi:?}");
+            }
+            if case % 4 != 3 {
+                assert_eq!(held, covers_all(&poly, orient, centre, centre), "{poly:?} {centre:?}");
+                held_points += held as usize;
+            }
             // (`convex_meets_box`'s box shortcuts aside: only its edge test.)
             let bbox = xy_box(&poly);
             let outside = bbox.1[0] < lo[0] || bbox.0[0] > hi[0] || bbox.1[1] < lo[1] || bbox.0[1] > hi[1];
@@ -1718,8 +1760,8 @@ mod tests {
         }
         // Both answers occur often enough for the comparison to mean something.
         assert!(
-            covered > 200 && separated > 500 && kept - separated > 1000,
-            "{covered} {separated} {kept}"
+            covered > 200 && separated > 500 && kept - separated > 1000 && held_points > 1000,
+            "{covered} {separated} {kept} {held_points}"
         );
     }
 }
