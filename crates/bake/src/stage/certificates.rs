@@ -1105,28 +1105,25 @@ fn segment_enters_box(a: [f64; 2], b: [f64; 2], lo: [f64; 2], hi: [f64; 2]) -> b
 /// [`orientation`] `orient`) on its inner side: every point within `d` of
 /// the polygon does. A degenerate polygon (no area): no.
 fn near_convex(poly: &[[f64; 2]], orient: f64, p: [f64; 2], d: f64) -> bool {
-    let Some(&last) = poly.last() else {
-        return false;
-    };
-    if orient == 0.0 {
-        return false;
-    }
-    let mut a = last;
-    for &b in poly {
-        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-        let side = (ex * (p[1] - a[1]) - ey * (p[0] - a[0])) * orient;
-        if side < -d * (ex * ex + ey * ey).sqrt() {
-            return false;
-        }
-        a = b;
-    }
-    true
+    // (A NaN side is not refused here.)
+    every_side(poly, orient, p, |side, e| {
+        side.partial_cmp(&(-d * (e[0] * e[0] + e[1] * e[1]).sqrt())) != Some(std::cmp::Ordering::Less)
+    })
 }
 
 /// Whether `p` lies on the inner side of every edge line of a convex
 /// polygon (of [`orientation`] `orient`), or on one. A degenerate polygon:
 /// no.
 fn holds_point(poly: &[[f64; 2]], orient: f64, p: [f64; 2]) -> bool {
+    // (NaN: not held.)
+    every_side(poly, orient, p, |side, _| side >= 0.0)
+}
+
+/// Whether `keep(side, edge)` holds for every edge of a convex polygon of
+/// [`orientation`] `orient` (not degenerate), `side` being how far `p` lies
+/// on its inner side, times the edge's length.
+#[inline]
+fn every_side(poly: &[[f64; 2]], orient: f64, p: [f64; 2], keep: impl Fn(f64, [f64; 2]) -> bool) -> bool {
     let Some(&last) = poly.last() else {
         return false;
     };
@@ -1135,9 +1132,8 @@ fn holds_point(poly: &[[f64; 2]], orient: f64, p: [f64; 2]) -> bool {
     }
     let mut a = last;
     for &b in poly {
-        let side = ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) * orient;
-        // (NaN: not held.)
-        if side.is_nan() || side < 0.0 {
+        let e = [b[0] - a[0], b[1] - a[1]];
+        if !keep((e[0] * (p[1] - a[1]) - e[1] * (p[0] - a[0])) * orient, e) {
             return false;
         }
         a = b;
